@@ -1,9 +1,62 @@
 package io.xmit.deploy;
 
+import java.io.PrintStream;
+
+/** The {@code xmit} command line: dispatches to one command and turns usage errors into exit code 2. */
 public final class Main
 {
+    static final int EXIT_OK = 0;
+    static final int EXIT_FAILED = 1;
+    static final int EXIT_USAGE = 2;
+
+    private static final String USAGE = """
+        usage: xmit <command> [options]
+          explain   which TX queue a flow leaves on, and the rule that chose it (like `ip route get` for queues)
+          run       the main job on the built-in loop device (arrives with the actor pipeline)
+          help      this text
+        `xmit explain --help` shows the explain options.""";
+
+    private Main()
+    {
+    }
+
     public static void main(final String[] args)
     {
-        System.out.println("xmit");
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Runs one command; returns the process exit code. Separate from {@link #main} so tests can call it. */
+    public static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        if (args.length == 0)
+        {
+            err.println(USAGE);
+            return EXIT_USAGE;
+        }
+        final String[] rest = java.util.Arrays.copyOfRange(args, 1, args.length);
+        try
+        {
+            return switch (args[0])
+            {
+                case "explain" -> ExplainCommand.run(rest, out);
+                case "run" ->
+                {
+                    err.println("xmit run: the main job arrives with the actor pipeline (issue 4); " +
+                        "today the pipeline core is here: try `xmit explain --help`");
+                    yield EXIT_FAILED;
+                }
+                case "help", "--help", "-h" ->
+                {
+                    out.println(USAGE);
+                    yield EXIT_OK;
+                }
+                default -> throw new UsageException("unknown command '" + args[0] + "' (expected explain, run or help)");
+            };
+        }
+        catch (final UsageException ex)
+        {
+            err.println("xmit " + args[0] + ": " + ex.getMessage());
+            return EXIT_USAGE;
+        }
     }
 }

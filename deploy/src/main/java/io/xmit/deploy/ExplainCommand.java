@@ -1,0 +1,227 @@
+package io.xmit.deploy;
+
+import io.xmit.pipeline.flow.FlowHasher;
+import io.xmit.pipeline.flow.FlowKey;
+import io.xmit.pipeline.xps.QueueMap;
+import io.xmit.pipeline.xps.SelectionRule;
+import io.xmit.pipeline.xps.SocketQueueState;
+import io.xmit.pipeline.xps.TxQueueSelector;
+import io.xmit.pipeline.xps.XpsMask;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code xmit explain}: an operator's what-if for TX queue selection. Builds the XPS maps from the given
+ * masks (in the order given, as sysfs writes would), then runs the same {@link TxQueueSelector} the pipeline
+ * runs and prints the queue, the rule that chose it and the flow hash.
+ */
+final class ExplainCommand
+{
+    static final int DEFAULT_CPUS = 64;
+
+    private static final String HELP = """
+        usage: xmit explain --tx-queues N --flow udp:SRC:SPORT-DST:DPORT [options]
+          --tx-queues N        real number of TX queues (1..65535)
+          --rx-queues N        number of RX queues (default: the TX queue count)
+          --cpus N             number of CPUs the xps_cpus masks may name (default 64)
+          --xps-cpus TXQ=MASK  xps_cpus of tx-TXQ in the sysfs hex form (e.g. 0=01, 3=00000000,00000010); repeatable
+          --xps-rxqs TXQ=MASK  xps_rxqs of tx-TXQ in the sysfs hex form; repeatable
+          --cpu N              the sender's CPU (default: none, so XPS by CPU is skipped)
+          --rx-queue N         the RX queue the socket's flow arrived on (marks the socket connected)
+          --cached N           the socket's cached TX queue (marks the socket connected)
+          --ooo-okay           no packet of the socket is in flight, so a cached queue may be re-chosen
+          --flow F             the 5-tuple, udp|tcp:SRC:SPORT-DST:DPORT; IPv6 as [ADDR]:PORT
+          --hash-key HEX       the 128-bit flow hash key, 32 hex digits (default: all zero, reproducible)
+          --json               print {"txq":N,"via":"...","hash":H}""";
+
+    private ExplainCommand()
+    {
+    }
+
+    static int run(final String[] args, final PrintStream out)
+    {
+        int txQueues = -1;
+        int rxQueues = -1;
+        int cpus = DEFAULT_CPUS;
+        int cpu = -1;
+        int rxQueue = -1;
+        int cached = -1;
+        boolean oooOkay = false;
+        boolean json = false;
+        FlowKey flow = null;
+        long k0 = 0;
+        long k1 = 0;
+        final List<String[]> xps = new ArrayList<>();
+
+        for (int i = 0; i < args.length; i++)
+        {
+            final String arg = args[i];
+            switch (arg)
+            {
+                case "--help", "-h" ->
+                {
+                    out.println(HELP);
+                    return Main.EXIT_OK;
+                }
+                case "--tx-queues" -> txQueues = intArg(arg, value(args, ++i, arg), 1, 0xFFFF);
+                case "--rx-queues" -> rxQueues = intArg(arg, value(args, ++i, arg), 1, 0xFFFF);
+                case "--cpus" -> cpus = intArg(arg, value(args, ++i, arg), 1, 4096);
+                case "--cpu" -> cpu = intArg(arg, value(args, ++i, arg), 0, 4095);
+                case "--rx-queue" -> rxQueue = intArg(arg, value(args, ++i, arg), 0, 0xFFFE);
+                case "--cached" -> cached = intArg(arg, value(args, ++i, arg), 0, 0xFFFE);
+                case "--ooo-okay" -> oooOkay = true;
+                case "--json" -> json = true;
+                case "--xps-cpus", "--xps-rxqs" -> xps.add(new String[] {arg, value(args, ++i, arg)});
+                case "--flow" ->
+                {
+                    final String text = value(args, ++i, arg);
+                    try
+                    {
+                        flow = FlowKey.parse(text);
+                    }
+                    catch (final IllegalArgumentException ex)
+                    {
+                        throw new UsageException("--flow: " + ex.getMessage());
+                    }
+                }
+                case "--hash-key" ->
+                {
+                    final String hex = value(args, ++i, arg);
+                    if (!hex.matches("[0-9a-fA-F]{32}"))
+                    {
+                        throw new UsageException("--hash-key '" + hex + "': expected exactly 32 hex digits (128 bits)");
+                    }
+                    k0 = Long.parseUnsignedLong(hex.substring(0, 16), 16);
+                    k1 = Long.parseUnsignedLong(hex.substring(16), 16);
+                }
+                default -> throw new UsageException("unknown option '" + arg + "' (see xmit explain --help)");
+            }
+        }
+        if (txQueues < 0)
+        {
+            throw new UsageException("--tx-queues is required (the real number of TX queues)");
+        }
+        if (flow == null)
+        {
+            throw new UsageException("--flow is required, e.g. --flow udp:10.0.0.1:5000-10.0.0.2:11211");
+        }
+        if (rxQueues < 0)
+        {
+            rxQueues = txQueues;
+        }
+        if (cpu >= cpus)
+        {
+            throw new UsageException("--cpu " + cpu + ": beyond the " + cpus + " CPUs (--cpus)");
+        }
+        if (rxQueue >= rxQueues)
+        {
+            throw new UsageException("--rx-queue " + rxQueue + ": beyond the " + rxQueues + " RX queues (--rx-queues)");
+        }
+
+        QueueMap map = QueueMap.create(txQueues, cpus, rxQueues);
+        for (final String[] option : xps)
+        {
+            map = applyXps(map, option[0], option[1], txQueues, cpus, rxQueues);
+        }
+
+        final SocketQueueState socket = new SocketQueueState();
+        if (rxQueue >= 0 || cached >= 0)
+        {
+            socket.connected(true);
+        }
+        if (rxQueue >= 0)
+        {
+            socket.recordRxQueue(rxQueue);
+        }
+        if (cached >= 0)
+        {
+            socket.setTxQueue(cached);
+        }
+        if (!oooOkay && cached >= 0)
+        {
+            socket.packetSent();
+        }
+
+        final int hash = new FlowHasher(k0, k1).hash(flow);
+        final int picked = TxQueueSelector.pickTx(map, socket, cpu, hash);
+        final int txq = TxQueueSelector.queue(picked);
+        final SelectionRule rule = TxQueueSelector.rule(picked);
+        if (json)
+        {
+            out.println("{\"txq\":" + txq + ",\"via\":\"" + rule.label() + "\",\"hash\":" + Integer.toUnsignedLong(hash) + "}");
+        }
+        else
+        {
+            out.printf("flow  %s%n", flow);
+            out.printf("hash  0x%08x%n", hash);
+            out.printf("txq   %d%n", txq);
+            out.printf("via   %s (%s)%n", rule.label(), because(rule, txQueues, cpu, rxQueue, cached, oooOkay));
+        }
+        return Main.EXIT_OK;
+    }
+
+    private static String because(
+        final SelectionRule rule, final int txQueues, final int cpu, final int rxQueue, final int cached, final boolean oooOkay)
+    {
+        return switch (rule)
+        {
+            case SINGLE -> "the device has one TX queue";
+            case CACHED -> "the socket's cached queue " + cached + " is valid and packets are in flight";
+            case XPS_RXQS -> "xps_rxqs maps rx queue " + rxQueue + " to it";
+            case XPS_CPUS -> "xps_cpus maps cpu " + cpu + " to it";
+            case HASH -> "no cached queue" + (cached >= 0 && oooOkay ? " in use (ooo_okay)" : "") +
+                " and no XPS entry applied: flow hash over " + txQueues + " queues";
+        };
+    }
+
+    private static QueueMap applyXps(
+        final QueueMap map, final String option, final String pair, final int txQueues, final int cpus, final int rxQueues)
+    {
+        final int eq = pair.indexOf('=');
+        if (eq <= 0)
+        {
+            throw new UsageException(option + " '" + pair + "': expected TXQ=MASK, e.g. 0=01");
+        }
+        final int txq = intArg(option + " '" + pair + "' queue", pair.substring(0, eq), 0, txQueues - 1);
+        final String mask = pair.substring(eq + 1);
+        try
+        {
+            return option.equals("--xps-cpus") ?
+                map.withXpsCpus(txq, XpsMask.parse(mask, cpus, "xps_cpus of tx-" + txq)) :
+                map.withXpsRxqs(txq, XpsMask.parse(mask, rxQueues, "xps_rxqs of tx-" + txq));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new UsageException(option + ": " + ex.getMessage());
+        }
+    }
+
+    private static String value(final String[] args, final int i, final String option)
+    {
+        if (i >= args.length)
+        {
+            throw new UsageException(option + " needs a value");
+        }
+        return args[i];
+    }
+
+    private static int intArg(final String what, final String text, final int min, final int max)
+    {
+        final int value;
+        try
+        {
+            value = Integer.parseInt(text);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new UsageException(what + " '" + text + "': not a number");
+        }
+        if (value < min || value > max)
+        {
+            throw new UsageException(what + " " + value + ": must be in " + min + ".." + max);
+        }
+        return value;
+    }
+}
