@@ -1,8 +1,10 @@
 # Sourced by ./xmit, ./bench-micro and .ci/run: picks a JDK and sets JAVA_HOME and XMIT_JVM_FLAGS.
 # xmit is compiled for release 25 (FFM is final from 22; 25 is the LTS the build targets), so the search
-# asks for at least XMIT_MIN_JDK: JAVA_HOME first, then the JDKs under /usr/lib/jvm, newest first.
+# asks for at least XMIT_MIN_JDK: JAVA_HOME first, then the JDKs under XMIT_JDK_DIR (default /usr/lib/jvm,
+# the system JDK folder), newest first.
 
 XMIT_MIN_JDK=${XMIT_MIN_JDK:-25}
+XMIT_JDK_DIR=${XMIT_JDK_DIR:-/usr/lib/jvm}
 XMIT_JVM_FLAGS="--add-exports java.base/jdk.internal.misc=ALL-UNNAMED --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
 
 xmit_jdk_major() {
@@ -13,15 +15,22 @@ xmit_jdk_major() {
 }
 
 xmit_select_jdk() {
-    local candidate major
-    for candidate in "${JAVA_HOME:-}" $(ls -d /usr/lib/jvm/*/ 2>/dev/null | sed 's:/$::' | sort -rV); do
-        [ -n "$candidate" ] || continue
+    local candidate major best="" best_major=0
+    major=$(xmit_jdk_major "${JAVA_HOME:-/nonexistent}")
+    if [ -n "$major" ] && [ "$major" -ge "$XMIT_MIN_JDK" ]; then
+        return 0
+    fi
+    for candidate in "$XMIT_JDK_DIR"/*; do
         major=$(xmit_jdk_major "$candidate")
-        if [ -n "$major" ] && [ "$major" -ge "$XMIT_MIN_JDK" ]; then
-            export JAVA_HOME="$candidate"
-            return 0
+        if [ -n "$major" ] && [ "$major" -ge "$XMIT_MIN_JDK" ] && [ "$major" -gt "$best_major" ]; then
+            best="$candidate"
+            best_major="$major"
         fi
     done
-    echo "xmit: no JDK ${XMIT_MIN_JDK} or newer found (looked at JAVA_HOME and /usr/lib/jvm); install one, e.g. Temurin ${XMIT_MIN_JDK} (temurin-${XMIT_MIN_JDK}-jdk), or set JAVA_HOME to it" >&2
+    if [ -n "$best" ]; then
+        export JAVA_HOME="$best"
+        return 0
+    fi
+    echo "xmit: no JDK ${XMIT_MIN_JDK} or newer found (looked at JAVA_HOME and $XMIT_JDK_DIR); install one, e.g. Temurin ${XMIT_MIN_JDK} (temurin-${XMIT_MIN_JDK}-jdk), or set JAVA_HOME to it" >&2
     return 1
 }
