@@ -194,9 +194,9 @@ public final class PfifoFast implements Qdisc
         }
 
         int packets = 1;
-        int budget = byteBudget - firstLength;
         if (byteBudget > 0)
         {
+            int budget = byteBudget - firstLength;
             while (budget > 0 && packets < maxPackets && batch.remaining() > 0)
             {
                 final int length = dequeueOne(batch);
