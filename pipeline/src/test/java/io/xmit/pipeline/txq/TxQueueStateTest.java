@@ -1,0 +1,141 @@
+package io.xmit.pipeline.txq;
+
+import org.junit.jupiter.api.Test;
+
+import static io.xmit.pipeline.txq.TxQueueState.DRV_XOFF;
+import static io.xmit.pipeline.txq.TxQueueState.FROZEN;
+import static io.xmit.pipeline.txq.TxQueueState.STACK_XOFF;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class TxQueueStateTest
+{
+    private final ManualClock clock = new ManualClock(1_000);
+    private final TxQueueState state = new TxQueueState(clock);
+
+    @Test
+    void startsAwakeWithTransStartAtCreation()
+    {
+        assertEquals(0, state.bits());
+        assertEquals(1_000, state.transStart());
+        assertFalse(state.stopped());
+        assertFalse(state.frozenOrStopped());
+        assertFalse(state.drvXoffOrFrozen());
+    }
+
+    @Test
+    void predicatesForEveryBitCombination()
+    {
+        // kernel-semantics §7.6: stopped = DRV|STACK; frozenOrStopped = DRV|STACK|FROZEN; direct xmit tests DRV|FROZEN.
+        for (int bits = 0; bits < 8; bits++)
+        {
+            final TxQueueState s = new TxQueueState(clock);
+            if ((bits & DRV_XOFF) != 0)
+            {
+                s.stopQueue();
+            }
+            if ((bits & STACK_XOFF) != 0)
+            {
+                s.setStackXoff();
+            }
+            if ((bits & FROZEN) != 0)
+            {
+                s.freeze();
+            }
+            assertEquals(bits, s.bits());
+            assertEquals((bits & (DRV_XOFF | STACK_XOFF)) != 0, s.stopped(), "stopped for bits " + bits);
+            assertEquals(bits != 0, s.frozenOrStopped(), "frozenOrStopped for bits " + bits);
+            assertEquals((bits & (DRV_XOFF | FROZEN)) != 0, s.drvXoffOrFrozen(), "drvXoffOrFrozen for bits " + bits);
+        }
+    }
+
+    @Test
+    void stopQueueStampsTransStartAndSetsDrvXoff()
+    {
+        // kernel-semantics §7.6 / §8.3: netif_tx_stop_queue sets trans_start = now, then DRV_XOFF.
+        clock.set(5_000);
+        state.stopQueue();
+        assertEquals(DRV_XOFF, state.bits());
+        assertEquals(5_000, state.transStart());
+    }
+
+    @Test
+    void wakeQueueReportsOnlyTheCallThatClearedDrvXoff()
+    {
+        // kernel-semantics §7.6: netif_tx_wake_queue schedules only if test_and_clear found DRV_XOFF set.
+        assertFalse(state.wakeQueue());
+        state.stopQueue();
+        assertTrue(state.wakeQueue());
+        assertFalse(state.wakeQueue());
+        assertEquals(0, state.bits());
+    }
+
+    @Test
+    void wakeQueueLeavesStackXoffAndFrozen()
+    {
+        state.stopQueue();
+        state.setStackXoff();
+        state.freeze();
+        assertTrue(state.wakeQueue());
+        assertEquals(STACK_XOFF | FROZEN, state.bits());
+    }
+
+    @Test
+    void startQueueClearsDrvXoffSilently()
+    {
+        state.stopQueue();
+        state.startQueue();
+        assertEquals(0, state.bits());
+        assertFalse(state.wakeQueue());
+    }
+
+    @Test
+    void unfreezeAsksForScheduleOnlyWhenNotStopped()
+    {
+        // kernel-semantics §7.6: netif_tx_unlock clears FROZEN and schedules unless DRV or STACK XOFF remains.
+        state.freeze();
+        assertTrue(state.unfreeze());
+        assertEquals(0, state.bits());
+
+        state.freeze();
+        state.stopQueue();
+        assertFalse(state.unfreeze());
+        assertEquals(DRV_XOFF, state.bits());
+        state.startQueue();
+
+        state.freeze();
+        state.setStackXoff();
+        assertFalse(state.unfreeze());
+        assertEquals(STACK_XOFF, state.bits());
+    }
+
+    @Test
+    void testAndClearStackXoffIsTrueOnlyOnce()
+    {
+        // kernel-semantics §7.3: only the completer that clears STACK_XOFF schedules.
+        assertFalse(state.testAndClearStackXoff());
+        state.setStackXoff();
+        assertTrue(state.testAndClearStackXoff());
+        assertFalse(state.testAndClearStackXoff());
+        state.setStackXoff();
+        state.clearStackXoff();
+        assertEquals(0, state.bits());
+    }
+
+    @Test
+    void txStartedRecordsTheGivenTime()
+    {
+        // kernel-semantics §8.3: trans_start follows each accepted transmit.
+        state.txStarted(42_000);
+        assertEquals(42_000, state.transStart());
+        assertEquals(0, state.bits());
+    }
+
+    @Test
+    void rejectsNullClock()
+    {
+        assertThrows(IllegalArgumentException.class, () -> new TxQueueState(null));
+    }
+}
