@@ -2,6 +2,8 @@ package io.xmit.pipeline.flow;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.SplittableRandom;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 class SipHash24Test
@@ -97,7 +99,7 @@ class SipHash24Test
     @Test
     void wordFormsAgreeWithByteFormForArbitraryKeysAndWords()
     {
-        final java.util.SplittableRandom random = new java.util.SplittableRandom(42);
+        final SplittableRandom random = new SplittableRandom(42);
         final byte[] m = new byte[40];
         for (int trial = 0; trial < 1000; trial++)
         {

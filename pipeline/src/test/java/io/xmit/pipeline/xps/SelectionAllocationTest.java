@@ -4,6 +4,7 @@ import com.sun.management.ThreadMXBean;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
+import java.util.Arrays;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -59,19 +60,18 @@ class SelectionAllocationTest
     void pickTxAllocatesNothingAcrossAllRules()
     {
         final ThreadMXBean threads = (ThreadMXBean)ManagementFactory.getThreadMXBean();
-        final long threadId = Thread.currentThread().threadId();
         for (int warmup = 0; warmup < 10; warmup++)
         {
             run(OPERATIONS / 5);
         }
-        java.util.Arrays.fill(ruleCounts, 0);
+        Arrays.fill(ruleCounts, 0);
         threads.getCurrentThreadAllocatedBytes();
 
         final long before = threads.getCurrentThreadAllocatedBytes();
         final long sum = run(OPERATIONS);
         final long after = threads.getCurrentThreadAllocatedBytes();
 
-        assertEquals(0, after - before, "bytes allocated by " + OPERATIONS + " pickTx calls on thread " + threadId);
+        assertEquals(0, after - before, "bytes allocated by " + OPERATIONS + " pickTx calls");
         assertTrue(sum > 0);
         for (final SelectionRule r : SelectionRule.values())
         {
