@@ -1,0 +1,56 @@
+package io.xmit.pipeline.flow;
+
+import com.sun.management.ThreadMXBean;
+import org.junit.jupiter.api.Test;
+
+import java.lang.management.ManagementFactory;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+class HashAllocationTest
+{
+    private static final int OPERATIONS = 1_000_000;
+
+    private final FlowHasher hasher = new FlowHasher(0x1234L, 0x5678L);
+    private final Toeplitz toeplitz = Toeplitz.withDefaultKey();
+    private final FlowKey key = new FlowKey();
+
+    // Alternates IPv4 and IPv6 keys; each operation is one FlowHasher hash and one Toeplitz hash.
+    private long run(final int operations)
+    {
+        long sum = 0;
+        for (int i = 0; i < operations; i++)
+        {
+            if ((i & 1) == 0)
+            {
+                key.setIpv4(FlowKey.PROTO_UDP, 0x0A000000 | i, 0x0A000001, i & 0xFFFF, 11211);
+            }
+            else
+            {
+                key.setIpv6(FlowKey.PROTO_TCP, 0x2001_0db8_0000_0000L, i, 0x2001_0db8_0000_0000L, 1, i & 0xFFFF, 443);
+            }
+            sum += hasher.hash(key);
+            sum += toeplitz.hash(key, (i & 2) == 0);
+        }
+        return sum;
+    }
+
+    @Test
+    void flowHashAndToeplitzAllocateNothing()
+    {
+        final ThreadMXBean threads = (ThreadMXBean)ManagementFactory.getThreadMXBean();
+        for (int warmup = 0; warmup < 10; warmup++)
+        {
+            run(OPERATIONS / 5);
+        }
+        threads.getCurrentThreadAllocatedBytes();
+
+        final long before = threads.getCurrentThreadAllocatedBytes();
+        final long sum = run(OPERATIONS);
+        final long after = threads.getCurrentThreadAllocatedBytes();
+
+        assertEquals(0, after - before, "bytes allocated by " + OPERATIONS + " FlowHasher + Toeplitz hashes");
+        assertNotEquals(0, sum);
+    }
+}
