@@ -77,7 +77,8 @@ public final class Checksums
     }
 
     /** The unfolded sum of the IPv4 pseudo-header (RFC 768): addresses, protocol, L4 length. */
-    public static long ipv4PseudoHeaderSum(final int source, final int destination, final int protocol, final int length)
+    public static long ipv4PseudoHeaderSum(
+        final int source, final int destination, final int protocol, final int length)
     {
         return (source & 0xFFFF_FFFFL) + (destination & 0xFFFF_FFFFL) + (protocol & 0xFF) + (length & 0xFFFF);
     }

@@ -68,11 +68,6 @@ public final class EthernetFlyweight
         return this;
     }
 
-    public int offset()
-    {
-        return offset;
-    }
-
     public long destination()
     {
         return getMac(buffer, offset + DESTINATION_OFFSET);

@@ -92,7 +92,8 @@ public final class FrameParser
         };
     }
 
-    private ParseStatus parseIpv4(final DirectBuffer buffer, final int l3Offset, final int end, final ParsedFrame result)
+    private ParseStatus parseIpv4(
+        final DirectBuffer buffer, final int l3Offset, final int end, final ParsedFrame result)
     {
         final int available = end - l3Offset;
         if (available < Ipv4Flyweight.MIN_HEADER_LENGTH)
@@ -131,6 +132,7 @@ public final class FrameParser
         final int l4End = l3Offset + totalLength;
         if (result.isFragment())
         {
+            // kernel-semantics §3.4: no ports for any fragment, so a datagram's fragments share one flow.
             result.l4(l4Offset, l4Offset, l4End - l4Offset);
             result.flowKey().setIpv4(protocol, source, destination, 0, 0);
             return OK;
@@ -144,7 +146,8 @@ public final class FrameParser
         return status;
     }
 
-    private ParseStatus parseIpv6(final DirectBuffer buffer, final int l3Offset, final int end, final ParsedFrame result)
+    private ParseStatus parseIpv6(
+        final DirectBuffer buffer, final int l3Offset, final int end, final ParsedFrame result)
     {
         final int available = end - l3Offset;
         if (available < Ipv6Flyweight.HEADER_LENGTH)

@@ -127,7 +127,8 @@ public final class ParsedFrame
     /** True for any IPv4 fragment, first (MF set, offset 0) or not. */
     public boolean isFragment()
     {
-        return (ipFlagsAndFragmentOffset & (Ipv4Flyweight.FLAG_MORE_FRAGMENTS | Ipv4Flyweight.FRAGMENT_OFFSET_MASK)) != 0;
+        final int fragmentBits = Ipv4Flyweight.FLAG_MORE_FRAGMENTS | Ipv4Flyweight.FRAGMENT_OFFSET_MASK;
+        return (ipFlagsAndFragmentOffset & fragmentBits) != 0;
     }
 
     /** The IPv6 flow label, 0 for IPv4 and ARP. */

@@ -96,7 +96,7 @@ public final class RingFrameHeader
         return (flags() & FLAG_TRACED) != 0;
     }
 
-    /** The transport's ooo_okay: the socket's cached TX queue may be re-chosen for this packet (kernel-semantics §1.5). */
+    /** The transport's ooo_okay: the cached TX queue may be re-chosen for this packet (kernel-semantics §1.5). */
     public boolean oooOkay()
     {
         return (flags() & FLAG_OOO_OKAY) != 0;

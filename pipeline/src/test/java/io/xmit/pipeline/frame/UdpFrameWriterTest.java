@@ -100,7 +100,8 @@ class UdpFrameWriterTest
             final int sourceOffset = random.nextInt(payloadBytes.length - payloadLength + 1);
             final int offset = random.nextInt(64);
 
-            final int length = writer.write(buffer, offset, DST_MAC, SRC_MAC, flow, source, sourceOffset, payloadLength);
+            final int length =
+                writer.write(buffer, offset, DST_MAC, SRC_MAC, flow, source, sourceOffset, payloadLength);
 
             assertEquals(writer.headerLength(flow.family()) + payloadLength, length, context);
             assertEquals(ParseStatus.OK, parser.parse(buffer, offset, length, parsed), context);
@@ -113,7 +114,9 @@ class UdpFrameWriterTest
                 context);
             if (!ipv6)
             {
-                assertEquals(0, Checksums.checksum(buffer, parsed.l3Offset(), Ipv4Flyweight.MIN_HEADER_LENGTH), context);
+                final int headerResidue =
+                    Checksums.checksum(buffer, parsed.l3Offset(), Ipv4Flyweight.MIN_HEADER_LENGTH);
+                assertEquals(0, headerResidue, context);
                 assertTrue(parsed.dontFragment(), context);
             }
             assertEquals(0, udpChecksumResidue(buffer, parsed), context);
