@@ -1,0 +1,156 @@
+package io.xmit.pipeline.frame;
+
+import java.nio.ByteOrder;
+
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+/**
+ * Flyweight over the xmit header in front of every Ethernet frame in an xmit ring: what the sender decided
+ * about the packet that the qdisc, the TX queue and the tracer need later. Little-endian, 32 bytes; the
+ * Ethernet frame follows at {@link #HEADER_LENGTH}.
+ * <pre>
+ *  offset  type   field
+ *   0      int    flowHash       0 = not computed
+ *   4      int    socketId
+ *   8      short  priority       skb->priority; only priority &amp; 15 is used (pfifo_fast band, XPS tc)
+ *  10      short  rxQueue        recorded RX queue, -1 = none
+ *  12      int    flags          bit 0 = traced, bit 1 = ooo_okay
+ *  16      long   traceId        0 = not traced
+ *  24      long   enqueueTimeNs
+ *  32      ...    Ethernet frame
+ * </pre>
+ */
+public final class RingFrameHeader
+{
+    public static final int FLOW_HASH_OFFSET = 0;
+    public static final int SOCKET_ID_OFFSET = 4;
+    public static final int PRIORITY_OFFSET = 8;
+    public static final int RX_QUEUE_OFFSET = 10;
+    public static final int FLAGS_OFFSET = 12;
+    public static final int TRACE_ID_OFFSET = 16;
+    public static final int ENQUEUE_TIME_NS_OFFSET = 24;
+    public static final int HEADER_LENGTH = 32;
+
+    public static final int NO_FLOW_HASH = 0;
+    public static final int NO_RX_QUEUE = -1;
+    public static final long NO_TRACE_ID = 0;
+    public static final int FLAG_TRACED = 1;
+    public static final int FLAG_OOO_OKAY = 1 << 1;
+
+    private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
+
+    private DirectBuffer buffer;
+    private MutableDirectBuffer mutableBuffer;
+    private int offset;
+
+    public RingFrameHeader wrap(final DirectBuffer buffer, final int offset)
+    {
+        this.buffer = buffer;
+        this.mutableBuffer = null;
+        this.offset = offset;
+        return this;
+    }
+
+    public RingFrameHeader wrap(final MutableDirectBuffer buffer, final int offset)
+    {
+        this.buffer = buffer;
+        this.mutableBuffer = buffer;
+        this.offset = offset;
+        return this;
+    }
+
+    /** Where the Ethernet frame starts in the wrapped buffer. */
+    public int frameOffset()
+    {
+        return offset + HEADER_LENGTH;
+    }
+
+    public int flowHash()
+    {
+        return buffer.getInt(offset + FLOW_HASH_OFFSET, ORDER);
+    }
+
+    public int socketId()
+    {
+        return buffer.getInt(offset + SOCKET_ID_OFFSET, ORDER);
+    }
+
+    public int priority()
+    {
+        return buffer.getShort(offset + PRIORITY_OFFSET, ORDER);
+    }
+
+    public int rxQueue()
+    {
+        return buffer.getShort(offset + RX_QUEUE_OFFSET, ORDER);
+    }
+
+    public int flags()
+    {
+        return buffer.getInt(offset + FLAGS_OFFSET, ORDER);
+    }
+
+    public boolean traced()
+    {
+        return (flags() & FLAG_TRACED) != 0;
+    }
+
+    /** The transport's ooo_okay: the cached TX queue may be re-chosen for this packet (kernel-semantics §1.5). */
+    public boolean oooOkay()
+    {
+        return (flags() & FLAG_OOO_OKAY) != 0;
+    }
+
+    public long traceId()
+    {
+        return buffer.getLong(offset + TRACE_ID_OFFSET, ORDER);
+    }
+
+    public long enqueueTimeNs()
+    {
+        return buffer.getLong(offset + ENQUEUE_TIME_NS_OFFSET, ORDER);
+    }
+
+    public RingFrameHeader flowHash(final int flowHash)
+    {
+        mutableBuffer.putInt(offset + FLOW_HASH_OFFSET, flowHash, ORDER);
+        return this;
+    }
+
+    public RingFrameHeader socketId(final int socketId)
+    {
+        mutableBuffer.putInt(offset + SOCKET_ID_OFFSET, socketId, ORDER);
+        return this;
+    }
+
+    public RingFrameHeader priority(final int priority)
+    {
+        mutableBuffer.putShort(offset + PRIORITY_OFFSET, (short)priority, ORDER);
+        return this;
+    }
+
+    public RingFrameHeader rxQueue(final int rxQueue)
+    {
+        mutableBuffer.putShort(offset + RX_QUEUE_OFFSET, (short)rxQueue, ORDER);
+        return this;
+    }
+
+    public RingFrameHeader flags(final int flags)
+    {
+        mutableBuffer.putInt(offset + FLAGS_OFFSET, flags, ORDER);
+        return this;
+    }
+
+    public RingFrameHeader traceId(final long traceId)
+    {
+        mutableBuffer.putLong(offset + TRACE_ID_OFFSET, traceId, ORDER);
+        return this;
+    }
+
+    public RingFrameHeader enqueueTimeNs(final long enqueueTimeNs)
+    {
+        mutableBuffer.putLong(offset + ENQUEUE_TIME_NS_OFFSET, enqueueTimeNs, ORDER);
+        return this;
+    }
+}

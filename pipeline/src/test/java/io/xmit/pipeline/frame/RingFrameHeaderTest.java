@@ -1,0 +1,77 @@
+package io.xmit.pipeline.frame;
+
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import static io.xmit.pipeline.frame.HexFrames.hex;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class RingFrameHeaderTest
+{
+    @Test
+    void writesTheDocumentedLittleEndianLayoutAndReadsItBack()
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[8 + RingFrameHeader.HEADER_LENGTH]);
+
+        new RingFrameHeader().wrap(buffer, 8)
+            .flowHash(0x0102_0304)
+            .socketId(0x1112_1314)
+            .priority(15)
+            .rxQueue(RingFrameHeader.NO_RX_QUEUE)
+            .flags(RingFrameHeader.FLAG_TRACED | RingFrameHeader.FLAG_OOO_OKAY)
+            .traceId(0x2122_2324_2526_2728L)
+            .enqueueTimeNs(0x3132_3334_3536_3738L);
+
+        final byte[] expected = hex("0000000000000000" +
+            "04030201" + "14131211" + "0f00" + "ffff" + "03000000" +
+            "2827262524232221" + "3837363534333231");
+        assertArrayEquals(expected, buffer.byteArray());
+
+        final RingFrameHeader reader = new RingFrameHeader().wrap((DirectBuffer)buffer, 8);
+        assertEquals(0x0102_0304, reader.flowHash());
+        assertEquals(0x1112_1314, reader.socketId());
+        assertEquals(15, reader.priority());
+        assertEquals(-1, reader.rxQueue());
+        assertTrue(reader.traced());
+        assertTrue(reader.oooOkay());
+        assertEquals(0x2122_2324_2526_2728L, reader.traceId());
+        assertEquals(0x3132_3334_3536_3738L, reader.enqueueTimeNs());
+        assertEquals(8 + 32, reader.frameOffset());
+    }
+
+    @Test
+    void keepsFlagsIndependentAndRxQueueSigned()
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[RingFrameHeader.HEADER_LENGTH]);
+        final RingFrameHeader header = new RingFrameHeader().wrap(buffer, 0);
+
+        header.flags(RingFrameHeader.FLAG_OOO_OKAY).rxQueue(7);
+        assertFalse(header.traced());
+        assertTrue(header.oooOkay());
+        assertEquals(7, header.rxQueue());
+
+        header.flags(RingFrameHeader.FLAG_TRACED).rxQueue(Short.MAX_VALUE);
+        assertTrue(header.traced());
+        assertFalse(header.oooOkay());
+        assertEquals(Short.MAX_VALUE, header.rxQueue());
+        assertEquals(RingFrameHeader.NO_FLOW_HASH, header.flowHash());
+        assertEquals(RingFrameHeader.NO_TRACE_ID, header.traceId());
+    }
+
+    @Test
+    void fieldOffsetsMatchTheRingLayout()
+    {
+        assertEquals(0, RingFrameHeader.FLOW_HASH_OFFSET);
+        assertEquals(4, RingFrameHeader.SOCKET_ID_OFFSET);
+        assertEquals(8, RingFrameHeader.PRIORITY_OFFSET);
+        assertEquals(10, RingFrameHeader.RX_QUEUE_OFFSET);
+        assertEquals(12, RingFrameHeader.FLAGS_OFFSET);
+        assertEquals(16, RingFrameHeader.TRACE_ID_OFFSET);
+        assertEquals(24, RingFrameHeader.ENQUEUE_TIME_NS_OFFSET);
+        assertEquals(32, RingFrameHeader.HEADER_LENGTH);
+    }
+}
