@@ -129,7 +129,7 @@ final class ExplainCommand
         final SocketQueueState socket = new SocketQueueState();
         if (rxQueue >= 0 || cached >= 0)
         {
-            socket.connected(true);
+            socket.connect();
         }
         if (rxQueue >= 0)
         {
@@ -184,13 +184,13 @@ final class ExplainCommand
         {
             throw new UsageException(option + " '" + pair + "': expected TXQ=MASK, e.g. 0=01");
         }
-        final int txq = intArg(option + " '" + pair + "' queue", pair.substring(0, eq), 0, txQueues - 1);
+        final int txq = intArg(option + " '" + pair + "': tx queue", pair.substring(0, eq), 0, txQueues - 1);
         final String mask = pair.substring(eq + 1);
         try
         {
             return option.equals("--xps-cpus") ?
-                map.withXpsCpus(txq, XpsMask.parse(mask, cpus, "xps_cpus of tx-" + txq)) :
-                map.withXpsRxqs(txq, XpsMask.parse(mask, rxQueues, "xps_rxqs of tx-" + txq));
+                map.withXpsCpus(txq, XpsMask.parseCpus(mask, cpus, txq)) :
+                map.withXpsRxqs(txq, XpsMask.parseRxqs(mask, rxQueues, txq));
         }
         catch (final IllegalArgumentException ex)
         {

@@ -130,7 +130,7 @@ class ExplainCommandTest
             "--flow", FLOW);
         assertUsage("bit", "xmit explain: --xps-rxqs:", "explain", "--tx-queues", "4", "--xps-rxqs", "0=10",
             "--flow", FLOW);
-        assertUsage("'9'", "xmit explain: --xps-cpus '9=01' queue 9", "explain", "--tx-queues", "8",
+        assertUsage("0..7", "xmit explain: --xps-cpus '9=01': tx queue 9: must be in 0..7", "explain", "--tx-queues", "8",
             "--xps-cpus", "9=01", "--flow", FLOW);
         assertUsage("sctp", "xmit explain: --flow:", "explain", "--tx-queues", "8", "--flow", "sctp:1.2.3.4:1-1.2.3.5:2");
         assertUsage("--tx-queues", "xmit explain: --tx-queues 0", "explain", "--tx-queues", "0", "--flow", FLOW);
