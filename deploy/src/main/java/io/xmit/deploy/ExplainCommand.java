@@ -1,6 +1,7 @@
 package io.xmit.deploy;
 
 import io.xmit.pipeline.flow.FlowHasher;
+import io.xmit.pipeline.flow.Hashing;
 import io.xmit.pipeline.flow.FlowKey;
 import io.xmit.pipeline.xps.QueueMap;
 import io.xmit.pipeline.xps.SelectionRule;
@@ -10,6 +11,7 @@ import io.xmit.pipeline.xps.XpsMask;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -154,26 +156,85 @@ final class ExplainCommand
         }
         else
         {
-            out.printf("flow  %s%n", flow);
-            out.printf("hash  0x%08x%n", hash);
-            out.printf("txq   %d%n", txq);
-            out.printf("via   %s (%s)%n", rule.label(), because(rule, txQueues, cpu, rxQueue, cached, oooOkay));
+            out.printf("flow    %s%n", flow);
+            out.printf("hash    0x%08x%n", hash);
+            for (final String step : steps(map, rule, cpu, rxQueue, cached, oooOkay, hash))
+            {
+                out.println(step);
+            }
+            out.printf("txq     %d via %s%n", txq, rule.label());
         }
         return Main.EXIT_OK;
     }
 
-    private static String because(
-        final SelectionRule rule, final int txQueues, final int cpu, final int rxQueue, final int cached, final boolean oooOkay)
+    /** The rules consulted, in the selector's order, up to the one that chose (kernel-semantics §1–3). */
+    private static List<String> steps(
+        final QueueMap map,
+        final SelectionRule rule,
+        final int cpu,
+        final int rxQueue,
+        final int cached,
+        final boolean oooOkay,
+        final int hash)
     {
-        return switch (rule)
+        final int txQueues = map.realNumTx();
+        final List<String> steps = new ArrayList<>();
+        if (rule == SelectionRule.SINGLE)
         {
-            case SINGLE -> "the device has one TX queue";
-            case CACHED -> "the socket's cached queue " + cached + " is valid and packets are in flight";
-            case XPS_RXQS -> "xps_rxqs maps rx queue " + rxQueue + " to it";
-            case XPS_CPUS -> "xps_cpus maps cpu " + cpu + " to it";
-            case HASH -> "no cached queue" + (cached >= 0 && oooOkay ? " in use (ooo_okay)" : "") +
-                " and no XPS entry applied: flow hash over " + txQueues + " queues";
-        };
+            steps.add("  single    one TX queue -> 0");
+            return steps;
+        }
+        steps.add("  single    no, " + txQueues + " TX queues");
+        if (cached < 0)
+        {
+            steps.add("  cached    none");
+        }
+        else if (cached >= txQueues)
+        {
+            steps.add("  cached    " + cached + " is not below " + txQueues + " real queues: pick again");
+        }
+        else if (oooOkay)
+        {
+            steps.add("  cached    " + cached + ", but nothing in flight (ooo_okay): pick again");
+        }
+        else
+        {
+            steps.add("  cached    " + cached + ", packets in flight -> " + cached);
+            return steps;
+        }
+        steps.add(xpsStep("xps_rxqs", rxQueue, "rx queue", map.rxqMapEnabled(),
+            rxQueue >= 0 ? map.rxqEntry(rxQueue) : new int[0]));
+        if (rule == SelectionRule.XPS_RXQS)
+        {
+            return steps;
+        }
+        steps.add(xpsStep("xps_cpus", cpu, "cpu", map.cpuMapEnabled(), cpu >= 0 ? map.cpuEntry(cpu) : new int[0]));
+        if (rule == SelectionRule.XPS_CPUS)
+        {
+            return steps;
+        }
+        steps.add(String.format("  hash      reciprocalScale(0x%08x, %d) -> %d", hash, txQueues,
+            Hashing.reciprocalScale(hash, txQueues)));
+        return steps;
+    }
+
+    private static String xpsStep(
+        final String name, final int key, final String keyName, final boolean enabled, final int[] entry)
+    {
+        if (key < 0)
+        {
+            return "  " + name + "  skipped, no " + keyName;
+        }
+        if (!enabled)
+        {
+            return "  " + name + "  no map";
+        }
+        if (entry.length == 0)
+        {
+            return "  " + name + "  " + keyName + " " + key + " has no entry";
+        }
+        return "  " + name + "  " + keyName + " " + key + " -> " + Arrays.toString(entry) +
+            (entry.length > 1 ? " (chosen by the flow hash)" : "");
     }
 
     private static QueueMap applyXps(

@@ -118,9 +118,9 @@ class ExplainCommandTest
         final Result result = xmit("explain", "--tx-queues", "8", "--xps-cpus", "2=02", "--cpu", "1", "--flow",
             "udp:[2001:db8::1]:5000-[2001:db8::2]:11211");
         assertEquals(0, result.code(), result.err());
-        assertTrue(result.out().contains("txq   2"), result.out());
-        assertTrue(result.out().contains("via   xps-cpus"), result.out());
-        assertTrue(result.out().matches("(?s).*hash  0x[0-9a-f]{8}.*"), result.out());
+        assertTrue(result.out().contains("  xps_cpus  cpu 1 -> [2]\n"), result.out());
+        assertTrue(result.out().contains("txq     2 via xps-cpus"), result.out());
+        assertTrue(result.out().matches("(?s).*hash    0x[0-9a-f]{8}.*"), result.out());
     }
 
     @Test
