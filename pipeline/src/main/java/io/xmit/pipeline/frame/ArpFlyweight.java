@@ -2,9 +2,6 @@ package io.xmit.pipeline.frame;
 
 import java.nio.ByteOrder;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
 /**
  * Flyweight over an ARP packet for Ethernet and IPv4 (RFC 826), network byte order. MACs are 48-bit
  * {@code long}s, IPv4 addresses network-order {@code int}s.
@@ -22,7 +19,7 @@ import org.agrona.MutableDirectBuffer;
  *  28            end
  * </pre>
  */
-public final class ArpFlyweight
+public final class ArpFlyweight extends Flyweight<ArpFlyweight>
 {
     public static final int HARDWARE_TYPE_OFFSET = 0;
     public static final int PROTOCOL_TYPE_OFFSET = 2;
@@ -42,26 +39,6 @@ public final class ArpFlyweight
     public static final int OPERATION_REPLY = 2;
 
     private static final ByteOrder NETWORK = ByteOrder.BIG_ENDIAN;
-
-    private DirectBuffer buffer;
-    private MutableDirectBuffer mutableBuffer;
-    private int offset;
-
-    public ArpFlyweight wrap(final DirectBuffer buffer, final int offset)
-    {
-        this.buffer = buffer;
-        this.mutableBuffer = null;
-        this.offset = offset;
-        return this;
-    }
-
-    public ArpFlyweight wrap(final MutableDirectBuffer buffer, final int offset)
-    {
-        this.buffer = buffer;
-        this.mutableBuffer = buffer;
-        this.offset = offset;
-        return this;
-    }
 
     public int hardwareType()
     {

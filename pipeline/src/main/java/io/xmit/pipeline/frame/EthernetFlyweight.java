@@ -26,7 +26,7 @@ import org.agrona.MutableDirectBuffer;
  *  +-------------------------------+-------------------------------+
  * </pre>
  */
-public final class EthernetFlyweight
+public final class EthernetFlyweight extends Flyweight<EthernetFlyweight>
 {
     public static final int DESTINATION_OFFSET = 0;
     public static final int SOURCE_OFFSET = 6;
@@ -47,26 +47,6 @@ public final class EthernetFlyweight
     public static final long BROADCAST_MAC = MAC_MASK;
 
     private static final ByteOrder NETWORK = ByteOrder.BIG_ENDIAN;
-
-    private DirectBuffer buffer;
-    private MutableDirectBuffer mutableBuffer;
-    private int offset;
-
-    public EthernetFlyweight wrap(final DirectBuffer buffer, final int offset)
-    {
-        this.buffer = buffer;
-        this.mutableBuffer = null;
-        this.offset = offset;
-        return this;
-    }
-
-    public EthernetFlyweight wrap(final MutableDirectBuffer buffer, final int offset)
-    {
-        this.buffer = buffer;
-        this.mutableBuffer = buffer;
-        this.offset = offset;
-        return this;
-    }
 
     public long destination()
     {

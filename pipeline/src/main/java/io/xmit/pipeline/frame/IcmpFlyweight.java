@@ -2,9 +2,6 @@ package io.xmit.pipeline.frame;
 
 import java.nio.ByteOrder;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
 /**
  * Flyweight over an ICMP (RFC 792) or ICMPv6 (RFC 4443) header. Both start with type, code and checksum; the
  * next 4 bytes depend on the type (echo identifier and sequence, MTU, unused), so the parser treats the first
@@ -20,7 +17,7 @@ import org.agrona.MutableDirectBuffer;
  *  |     payload                                                   |  8
  * </pre>
  */
-public final class IcmpFlyweight
+public final class IcmpFlyweight extends Flyweight<IcmpFlyweight>
 {
     public static final int TYPE_OFFSET = 0;
     public static final int CODE_OFFSET = 1;
@@ -34,26 +31,6 @@ public final class IcmpFlyweight
     public static final int ICMPV6_ECHO_REPLY = 129;
 
     private static final ByteOrder NETWORK = ByteOrder.BIG_ENDIAN;
-
-    private DirectBuffer buffer;
-    private MutableDirectBuffer mutableBuffer;
-    private int offset;
-
-    public IcmpFlyweight wrap(final DirectBuffer buffer, final int offset)
-    {
-        this.buffer = buffer;
-        this.mutableBuffer = null;
-        this.offset = offset;
-        return this;
-    }
-
-    public IcmpFlyweight wrap(final MutableDirectBuffer buffer, final int offset)
-    {
-        this.buffer = buffer;
-        this.mutableBuffer = buffer;
-        this.offset = offset;
-        return this;
-    }
 
     public int type()
     {

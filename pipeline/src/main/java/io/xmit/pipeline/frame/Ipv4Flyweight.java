@@ -2,9 +2,6 @@ package io.xmit.pipeline.frame;
 
 import java.nio.ByteOrder;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
 /**
  * Flyweight over an IPv4 header (RFC 791), network byte order. Addresses are network-order {@code int}s, the
  * form {@link io.xmit.pipeline.flow.FlowKey#setIpv4} takes.
@@ -26,7 +23,7 @@ import org.agrona.MutableDirectBuffer;
  *  +---------------------------------------------------------------+
  * </pre>
  */
-public final class Ipv4Flyweight
+public final class Ipv4Flyweight extends Flyweight<Ipv4Flyweight>
 {
     public static final int VERSION_IHL_OFFSET = 0;
     public static final int TOS_OFFSET = 1;
@@ -49,26 +46,6 @@ public final class Ipv4Flyweight
     public static final int FRAGMENT_OFFSET_MASK = 0x1FFF;
 
     private static final ByteOrder NETWORK = ByteOrder.BIG_ENDIAN;
-
-    private DirectBuffer buffer;
-    private MutableDirectBuffer mutableBuffer;
-    private int offset;
-
-    public Ipv4Flyweight wrap(final DirectBuffer buffer, final int offset)
-    {
-        this.buffer = buffer;
-        this.mutableBuffer = null;
-        this.offset = offset;
-        return this;
-    }
-
-    public Ipv4Flyweight wrap(final MutableDirectBuffer buffer, final int offset)
-    {
-        this.buffer = buffer;
-        this.mutableBuffer = buffer;
-        this.offset = offset;
-        return this;
-    }
 
     public int version()
     {

@@ -2,9 +2,6 @@ package io.xmit.pipeline.frame;
 
 import java.nio.ByteOrder;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
 /**
  * Flyweight over the fixed 40-byte IPv6 header (RFC 8200), network byte order. Each address is two
  * {@code long}s (high and low 64 bits), the form {@link io.xmit.pipeline.flow.FlowKey#setIpv6} takes.
@@ -23,7 +20,7 @@ import org.agrona.MutableDirectBuffer;
  *  |     next header's data                                        | 40
  * </pre>
  */
-public final class Ipv6Flyweight
+public final class Ipv6Flyweight extends Flyweight<Ipv6Flyweight>
 {
     public static final int VERSION_CLASS_LABEL_OFFSET = 0;
     public static final int PAYLOAD_LENGTH_OFFSET = 4;
@@ -38,26 +35,6 @@ public final class Ipv6Flyweight
     public static final int FLOW_LABEL_MASK = 0xF_FFFF;
 
     private static final ByteOrder NETWORK = ByteOrder.BIG_ENDIAN;
-
-    private DirectBuffer buffer;
-    private MutableDirectBuffer mutableBuffer;
-    private int offset;
-
-    public Ipv6Flyweight wrap(final DirectBuffer buffer, final int offset)
-    {
-        this.buffer = buffer;
-        this.mutableBuffer = null;
-        this.offset = offset;
-        return this;
-    }
-
-    public Ipv6Flyweight wrap(final MutableDirectBuffer buffer, final int offset)
-    {
-        this.buffer = buffer;
-        this.mutableBuffer = buffer;
-        this.offset = offset;
-        return this;
-    }
 
     public int version()
     {

@@ -2,9 +2,6 @@ package io.xmit.pipeline.frame;
 
 import java.nio.ByteOrder;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
 /**
  * Flyweight over the xmit header in front of every Ethernet frame in an xmit ring: what the sender decided
  * about the packet that the qdisc, the TX queue and the tracer need later. Little-endian, 32 bytes; the
@@ -21,7 +18,7 @@ import org.agrona.MutableDirectBuffer;
  *  32      ...    Ethernet frame
  * </pre>
  */
-public final class RingFrameHeader
+public final class RingFrameHeader extends Flyweight<RingFrameHeader>
 {
     public static final int FLOW_HASH_OFFSET = 0;
     public static final int SOCKET_ID_OFFSET = 4;
@@ -39,26 +36,6 @@ public final class RingFrameHeader
     public static final int FLAG_OOO_OKAY = 1 << 1;
 
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
-
-    private DirectBuffer buffer;
-    private MutableDirectBuffer mutableBuffer;
-    private int offset;
-
-    public RingFrameHeader wrap(final DirectBuffer buffer, final int offset)
-    {
-        this.buffer = buffer;
-        this.mutableBuffer = null;
-        this.offset = offset;
-        return this;
-    }
-
-    public RingFrameHeader wrap(final MutableDirectBuffer buffer, final int offset)
-    {
-        this.buffer = buffer;
-        this.mutableBuffer = buffer;
-        this.offset = offset;
-        return this;
-    }
 
     /** Where the Ethernet frame starts in the wrapped buffer. */
     public int frameOffset()

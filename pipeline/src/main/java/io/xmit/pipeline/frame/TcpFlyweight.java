@@ -2,9 +2,6 @@ package io.xmit.pipeline.frame;
 
 import java.nio.ByteOrder;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
 /**
  * Flyweight over the parts of a TCP header (RFC 9293) the pipeline classifies by: the ports, and the data
  * offset that says where the payload starts. Network byte order.
@@ -23,7 +20,7 @@ import org.agrona.MutableDirectBuffer;
  *  |     options (data offset 6..15), then payload                 | 20
  * </pre>
  */
-public final class TcpFlyweight
+public final class TcpFlyweight extends Flyweight<TcpFlyweight>
 {
     public static final int SOURCE_PORT_OFFSET = 0;
     public static final int DESTINATION_PORT_OFFSET = 2;
@@ -31,26 +28,6 @@ public final class TcpFlyweight
     public static final int MIN_HEADER_LENGTH = 20;
 
     private static final ByteOrder NETWORK = ByteOrder.BIG_ENDIAN;
-
-    private DirectBuffer buffer;
-    private MutableDirectBuffer mutableBuffer;
-    private int offset;
-
-    public TcpFlyweight wrap(final DirectBuffer buffer, final int offset)
-    {
-        this.buffer = buffer;
-        this.mutableBuffer = null;
-        this.offset = offset;
-        return this;
-    }
-
-    public TcpFlyweight wrap(final MutableDirectBuffer buffer, final int offset)
-    {
-        this.buffer = buffer;
-        this.mutableBuffer = buffer;
-        this.offset = offset;
-        return this;
-    }
 
     public int sourcePort()
     {

@@ -2,9 +2,6 @@ package io.xmit.pipeline.frame;
 
 import java.nio.ByteOrder;
 
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
-
 /**
  * Flyweight over a UDP header (RFC 768), network byte order.
  * <pre>
@@ -18,7 +15,7 @@ import org.agrona.MutableDirectBuffer;
  *  |     payload                                                   |  8
  * </pre>
  */
-public final class UdpFlyweight
+public final class UdpFlyweight extends Flyweight<UdpFlyweight>
 {
     public static final int SOURCE_PORT_OFFSET = 0;
     public static final int DESTINATION_PORT_OFFSET = 2;
@@ -28,26 +25,6 @@ public final class UdpFlyweight
     public static final int MAX_LENGTH = 0xFFFF;
 
     private static final ByteOrder NETWORK = ByteOrder.BIG_ENDIAN;
-
-    private DirectBuffer buffer;
-    private MutableDirectBuffer mutableBuffer;
-    private int offset;
-
-    public UdpFlyweight wrap(final DirectBuffer buffer, final int offset)
-    {
-        this.buffer = buffer;
-        this.mutableBuffer = null;
-        this.offset = offset;
-        return this;
-    }
-
-    public UdpFlyweight wrap(final MutableDirectBuffer buffer, final int offset)
-    {
-        this.buffer = buffer;
-        this.mutableBuffer = buffer;
-        this.offset = offset;
-        return this;
-    }
 
     public int sourcePort()
     {
