@@ -20,8 +20,6 @@ import io.xmit.pipeline.xps.XpsMask;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
-import java.lang.management.ManagementFactory;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -72,16 +70,10 @@ class HotPathAllocationTest
     @Test
     void aMillionPacketsThroughSelectWriteParseEnqueueBulkDequeueAndBqlAllocateNothing()
     {
-        final com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
-        final long warm = run(PACKETS / 2);
-        final long before = threads.getCurrentThreadAllocatedBytes();
-        final long transmitted = run(PACKETS);
-        final long after = threads.getCurrentThreadAllocatedBytes();
+        final AllocationMeter.Measurement m = AllocationMeter.measure(this::run, PACKETS / 2, PACKETS);
 
-        assertEquals(0, after - before, "bytes allocated over " + PACKETS + " packets");
-        assertEquals(PACKETS / 2, warm);
-        assertEquals(PACKETS, transmitted);
+        assertEquals(0, m.allocatedBytes(), "bytes allocated over " + PACKETS + " packets");
+        assertEquals(PACKETS, m.result());
     }
 
     private long run(final int packets)

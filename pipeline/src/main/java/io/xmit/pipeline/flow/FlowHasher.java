@@ -14,6 +14,8 @@ import java.security.SecureRandom;
  *                   m1 = portHigh &lt;&lt; 32 | portLow &lt;&lt; 16 | protocol &lt;&lt; 8 | family
  *   IPv6 (5 words): m0..m3 = addrLow.hi, addrLow.lo, addrHigh.hi, addrHigh.lo;  m4 as m1 above
  * </pre>
+ * Not dissected, unlike the kernel: the IPv6 flow label (which the kernel hashes instead of the ports when
+ * nonzero), the VLAN id and GRE keys; TCP's per-socket random {@code sk_txhash} is not modelled either.
  * A key of no family hashes its (zero) fields in the IPv4 layout. The family is part of the message, so an
  * IPv4 flow and an IPv6 flow never share a message. Immutable and thread-safe; {@link #hash} allocates nothing.
  */

@@ -71,6 +71,11 @@ public final class Toeplitz
                 "Toeplitz RSS key '" + hexKey + "' is not hex bytes; expected " + KEY_LENGTH + " bytes as " +
                 (2 * KEY_LENGTH) + " hex digits, optionally colon-separated");
         }
+        if (bytes.length != KEY_LENGTH)
+        {
+            throw new IllegalArgumentException("Toeplitz RSS key '" + hexKey + "' is " + bytes.length +
+                " bytes; it must be exactly " + KEY_LENGTH + " bytes (" + (2 * KEY_LENGTH) + " hex digits)");
+        }
         return new Toeplitz(bytes);
     }
 

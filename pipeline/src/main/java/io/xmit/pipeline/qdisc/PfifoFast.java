@@ -178,10 +178,16 @@ public final class PfifoFast implements Qdisc
         return NET_XMIT_SUCCESS;
     }
 
-    /** try_bulk_dequeue_skb (§6.1); a {@code byteBudget} of 0 or less (no BQL) means exactly one packet. */
+    /**
+     * try_bulk_dequeue_skb (§6.1); a {@code byteBudget} of 0 or less (no BQL) means exactly one packet.
+     *
+     * @throws IllegalArgumentException if {@code batch} holds another qdisc's slots: completing it on either
+     *                                  qdisc would free slots that belong to the other.
+     */
     @Override
     public int dequeueBulk(final DescriptorBatch batch, final int maxPackets, final int byteBudget)
     {
+        checkOwner(batch);
         requeueRun = 0;
         if (maxPackets < 1 || 0 == batch.remaining())
         {
@@ -227,11 +233,7 @@ public final class PfifoFast implements Qdisc
         {
             throw new IllegalArgumentException("accepted " + accepted + " is not in 0.." + size);
         }
-        final Qdisc owner = batch.owner();
-        if (null != owner && this != owner)
-        {
-            throw new IllegalArgumentException("batch holds slots of another qdisc");
-        }
+        checkOwner(batch);
 
         for (int i = 0; i < accepted; i++)
         {
@@ -243,6 +245,17 @@ public final class PfifoFast implements Qdisc
             else
             {
                 freeSlots[freeCount++] = slot;
+            }
+        }
+
+        // Refused external descriptors need free slots; if there are too few, the newest are the ones dropped.
+        int slotsLeft = freeCount;
+        int dropExternalFrom = size;
+        for (int i = accepted; i < size && dropExternalFrom == size; i++)
+        {
+            if (DescriptorBatch.EXTERNAL == batch.slot(i) && fitsSlot(batch.length(i)) && 0 == slotsLeft--)
+            {
+                dropExternalFrom = i;
             }
         }
 
@@ -260,7 +273,7 @@ public final class PfifoFast implements Qdisc
                     stats.drops++;
                     continue;
                 }
-                if (0 == freeCount)
+                if (i >= dropExternalFrom)
                 {
                     stats.drops++;
                     continue;
@@ -283,6 +296,8 @@ public final class PfifoFast implements Qdisc
     @Override
     public int requeue(final DirectBuffer src, final int offset, final int length, final int priority)
     {
+        // A packet requeued here left through the bypass, which counts bstats as it goes (§4.10).
+        countBypassed(length);
         if (!fitsSlot(length))
         {
             stats.oversize++;
@@ -415,11 +430,23 @@ public final class PfifoFast implements Qdisc
 
     private int copyIntoSlot(final DirectBuffer src, final int offset, final int length, final int priority)
     {
+        // Check the source before taking a slot, so a bad source leaves the free list whole.
+        src.boundsCheck(offset, length);
         final int slot = freeSlots[--freeCount];
         storage.putBytes(slot * slotStride, src, offset, length);
         slotLength[slot] = length;
         slotPriority[slot] = priority;
         return slot;
+    }
+
+    private void checkOwner(final DescriptorBatch batch)
+    {
+        final Qdisc owner = batch.owner();
+        if (null != owner && this != owner)
+        {
+            throw new IllegalArgumentException(
+                "batch holds slots of " + owner + ", not of this qdisc (" + this + ")");
+        }
     }
 
     private void countBypassed(final int length)

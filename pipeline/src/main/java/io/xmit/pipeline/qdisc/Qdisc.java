@@ -12,7 +12,12 @@ public interface Qdisc
     int NET_XMIT_SUCCESS = 0;
     int NET_XMIT_DROP = 1;
 
-    /** Copy {@code length} bytes of {@code src} at {@code offset} in; {@link #NET_XMIT_SUCCESS} or {@link #NET_XMIT_DROP}. */
+    /**
+     * Copy {@code length} bytes of {@code src} at {@code offset} in; {@link #NET_XMIT_SUCCESS} or
+     * {@link #NET_XMIT_DROP}.
+     *
+     * @throws IndexOutOfBoundsException if the bytes lie outside {@code src}; nothing is changed then.
+     */
     int enqueue(DirectBuffer src, int offset, int length, int priority);
 
     /**
@@ -20,6 +25,7 @@ public interface Qdisc
      * (if any), more only while the remaining {@code byteBudget} (BQL avail) stays positive.
      *
      * @return the number of packets appended.
+     * @throws IllegalArgumentException if {@code batch} already holds another qdisc's packets.
      */
     int dequeueBulk(DescriptorBatch batch, int maxPackets, int byteBudget);
 
@@ -35,7 +41,12 @@ public interface Qdisc
      */
     void complete(DescriptorBatch batch, int accepted);
 
-    /** dev_requeue_skb for a packet that never was in this qdisc (§4.6): copy it to the head. */
+    /**
+     * dev_requeue_skb for a packet that never was in this qdisc (§4.6): copy it to the head. Such a packet left
+     * through the bypass, so it is counted in bstats here (§4.10), not when it is dequeued again.
+     *
+     * @throws IndexOutOfBoundsException if the bytes lie outside {@code src}; nothing is changed then.
+     */
     int requeue(DirectBuffer src, int offset, int length, int priority);
 
     /** The length of the packet the next dequeue returns, or -1 when empty. */

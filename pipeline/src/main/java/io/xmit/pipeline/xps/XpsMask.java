@@ -94,6 +94,10 @@ public final class XpsMask
         final String text, final int nbits, final String attribute, final String owner, final String unit)
     {
         checkNbits(nbits);
+        if (null == text)
+        {
+            throw new IllegalArgumentException(attribute + " mask for " + owner + " is missing (null)");
+        }
         final String prefix = attribute + " mask '" + text + "' for " + owner + ": ";
         final String body = text.endsWith("\n") ? text.substring(0, text.length() - 1) : text;
         if (body.isEmpty())

@@ -1,9 +1,8 @@
 package io.xmit.pipeline.flow;
 
-import com.sun.management.ThreadMXBean;
-import org.junit.jupiter.api.Test;
+import io.xmit.pipeline.AllocationMeter;
 
-import java.lang.management.ManagementFactory;
+import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -39,18 +38,9 @@ class HashAllocationTest
     @Test
     void flowHashAndToeplitzAllocateNothing()
     {
-        final ThreadMXBean threads = (ThreadMXBean)ManagementFactory.getThreadMXBean();
-        for (int warmup = 0; warmup < 10; warmup++)
-        {
-            run(OPERATIONS / 5);
-        }
-        threads.getCurrentThreadAllocatedBytes();
+        final AllocationMeter.Measurement m = AllocationMeter.measure(this::run, 2 * OPERATIONS, OPERATIONS);
 
-        final long before = threads.getCurrentThreadAllocatedBytes();
-        final long sum = run(OPERATIONS);
-        final long after = threads.getCurrentThreadAllocatedBytes();
-
-        assertEquals(0, after - before, "bytes allocated by " + OPERATIONS + " FlowHasher + Toeplitz hashes");
-        assertNotEquals(0, sum);
+        assertEquals(0, m.allocatedBytes(), "bytes allocated by " + OPERATIONS + " FlowHasher + Toeplitz hashes");
+        assertNotEquals(0, m.result());
     }
 }

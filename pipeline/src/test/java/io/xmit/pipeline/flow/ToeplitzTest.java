@@ -171,7 +171,8 @@ class ToeplitzTest
         final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, () -> new Toeplitz(new byte[52]));
         assertEquals("Toeplitz RSS key is 52 bytes; it must be exactly 40 bytes", ex.getMessage());
         final IllegalArgumentException hex = assertThrows(IllegalArgumentException.class, () -> Toeplitz.ofHex("6d5a"));
-        assertEquals("Toeplitz RSS key is 2 bytes; it must be exactly 40 bytes", hex.getMessage());
+        assertEquals("Toeplitz RSS key '6d5a' is 2 bytes; it must be exactly 40 bytes (80 hex digits)",
+            hex.getMessage());
     }
 
     @Test

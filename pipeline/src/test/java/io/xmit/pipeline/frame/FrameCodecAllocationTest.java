@@ -1,12 +1,11 @@
 package io.xmit.pipeline.frame;
 
-import java.lang.management.ManagementFactory;
 import java.util.Random;
 
+import io.xmit.pipeline.AllocationMeter;
 import io.xmit.pipeline.flow.FlowKey;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -18,16 +17,6 @@ class FrameCodecAllocationTest
     private static final int WARM_UP = 300_000;
     private static final int MEASURED = 1_000_000;
     private static final int FRAMES = 64;
-
-    private final com.sun.management.ThreadMXBean threads =
-        (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
-
-    @BeforeEach
-    void allocationCountingIsOn()
-    {
-        // Unsupported counting reports -1 before and after, which would pass vacuously.
-        assertTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
-    }
 
     @Test
     void parsingAMillionMixedFramesAllocatesNothing()
@@ -49,13 +38,11 @@ class FrameCodecAllocationTest
         final FrameParser parser = new FrameParser();
         final ParsedFrame parsed = new ParsedFrame();
 
-        parseAll(parser, parsed, buffer, offsets, lengths, WARM_UP);
-        final long before = threads.getCurrentThreadAllocatedBytes();
-        final long okCount = parseAll(parser, parsed, buffer, offsets, lengths, MEASURED);
-        final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        final AllocationMeter.Measurement m = AllocationMeter.measure(
+            n -> parseAll(parser, parsed, buffer, offsets, lengths, n), WARM_UP, MEASURED);
 
-        assertEquals(0, allocated, "bytes allocated by " + MEASURED + " parses");
-        assertTrue(okCount > MEASURED / 2 && okCount < MEASURED, "mix of OK and dropped frames: " + okCount);
+        assertEquals(0, m.allocatedBytes(), "bytes allocated by " + MEASURED + " parses");
+        assertTrue(m.result() > MEASURED / 2 && m.result() < MEASURED, "mix of OK and dropped frames: " + m.result());
     }
 
     @Test
@@ -68,13 +55,11 @@ class FrameCodecAllocationTest
         final FlowKey ipv4 = FlowKey.parse("udp:10.0.0.1:5000-10.0.0.2:11211");
         final FlowKey ipv6 = FlowKey.parse("udp:[2001:db8::1]:5000-[2001:db8::2]:11211");
 
-        writeAll(writer, header, buffer, payload, ipv4, ipv6, WARM_UP);
-        final long before = threads.getCurrentThreadAllocatedBytes();
-        final long bytes = writeAll(writer, header, buffer, payload, ipv4, ipv6, MEASURED);
-        final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        final AllocationMeter.Measurement m = AllocationMeter.measure(
+            n -> writeAll(writer, header, buffer, payload, ipv4, ipv6, n), WARM_UP, MEASURED);
 
-        assertEquals(0, allocated, "bytes allocated by " + MEASURED + " frame writes");
-        assertTrue(bytes > 0);
+        assertEquals(0, m.allocatedBytes(), "bytes allocated by " + MEASURED + " frame writes");
+        assertTrue(m.result() > 0);
     }
 
     private static long parseAll(

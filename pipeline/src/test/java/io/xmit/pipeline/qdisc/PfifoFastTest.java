@@ -303,8 +303,10 @@ class PfifoFastTest
         q.requeue(frame, 0, 60, BAND1);
         q.complete(batch, 1);
         assertArrayEquals(new int[] { 3, 4, 2, 9 }, drain(q));
-        // Requeued packets are not counted by bstats when dequeued; only packet 9, from its band.
-        assertEquals(1, q.stats().packets());
+        // §4.10: requeue() counts the four bypass leftovers as they arrive, the band dequeue counts packet 9,
+        // and dequeuing requeued packets counts nothing more.
+        assertEquals(5, q.stats().packets());
+        assertEquals(400, q.stats().bytes());
     }
 
     @Test
@@ -344,8 +346,9 @@ class PfifoFastTest
         view.wrap(out.address(1), out.length(1));
         assertEquals((byte)3, view.getByte(97));
         q.complete(out, 4);
-        // Only packet 9 was counted at its dequeue; the external ones at their completion.
-        assertEquals(4, q.stats().packets());
+        // The three external ones at their completion, packet 4 at its requeue (both bypass leftovers, §4.10),
+        // packet 9 at its dequeue from its band.
+        assertEquals(5, q.stats().packets());
     }
 
     @Test
@@ -529,5 +532,56 @@ class PfifoFastTest
         assertEquals(1000, q.bandLimit());
         assertEquals(2048, q.slotSize());
         assertEquals(3 * 1000 + PfifoFast.DEFAULT_HEADROOM_SLOTS, q.freeSlots());
+    }
+
+    @Test
+    void aSourceTooShortThrowsWithoutLosingASlot()
+    {
+        final PfifoFast q = new PfifoFast(4, 128, 0);
+        final int free = q.freeSlots();
+        final UnsafeBuffer shortSource = new UnsafeBuffer(new byte[16]);
+        assertThrows(IndexOutOfBoundsException.class, () -> q.enqueue(shortSource, 0, 64, BAND0));
+        assertThrows(IndexOutOfBoundsException.class, () -> q.requeue(shortSource, 8, 16, BAND0));
+        assertEquals(free, q.freeSlots());
+        assertEquals(0, q.qlen());
+        assertEquals(0, q.backlog());
+    }
+
+    @Test
+    void aBatchHoldingAnotherQdiscsSlotsIsRefusedBeforeItIsMixed()
+    {
+        final PfifoFast a = new PfifoFast(4, 128, 4);
+        final PfifoFast b = new PfifoFast(4, 128, 4);
+        enqueue(a, 1, 100, BAND0);
+        enqueue(b, 2, 100, BAND0);
+        final DescriptorBatch batch = new DescriptorBatch(8);
+        assertEquals(1, a.dequeue(batch));
+        final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, () -> b.dequeue(batch));
+        assertTrue(ex.getMessage().contains("batch holds slots of PfifoFast"), ex.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> b.complete(batch, 1));
+        assertEquals(1, b.qlen());
+        a.complete(batch, 1);
+        assertEquals(1, b.dequeue(batch));
+    }
+
+    @Test
+    void refusedExternalDescriptorsBeyondTheFreeSlotsDropTheNewestAndKeepTheOldest()
+    {
+        // Two free slots, four refused bypass descriptors: the two oldest are requeued in order, the two newest
+        // are counted as drops.
+        final PfifoFast q = new PfifoFast(1, 128, 0);
+        enqueue(q, 7, 100, BAND0);
+        final UnsafeBuffer ring = new UnsafeBuffer(ByteBuffer.allocateDirect(4 * 128));
+        final DescriptorBatch batch = new DescriptorBatch(8);
+        for (int i = 0; i < 4; i++)
+        {
+            ring.putInt(i * 128, 10 + i);
+            batch.addExternal(ring.addressOffset() + i * 128, 100, BAND0);
+        }
+        assertEquals(2, q.freeSlots());
+        q.complete(batch, 0);
+        assertEquals(2, q.stats().drops());
+        assertEquals(2, q.requeueLength());
+        assertArrayEquals(new int[] { 10, 11, 7 }, drain(q));
     }
 }

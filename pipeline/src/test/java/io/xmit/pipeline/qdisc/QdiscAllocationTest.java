@@ -1,6 +1,7 @@
 package io.xmit.pipeline.qdisc;
 
-import java.lang.management.ManagementFactory;
+import io.xmit.pipeline.AllocationMeter;
+
 import java.nio.ByteBuffer;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -22,16 +23,10 @@ class QdiscAllocationTest
     @Test
     void enqueueBulkDequeueCompleteAllocatesNothing()
     {
-        final com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final AllocationMeter.Measurement m = AllocationMeter.measure(this::run, CYCLES / 2, CYCLES);
 
-        long checksum = run(CYCLES / 2);
-        final long before = threads.getCurrentThreadAllocatedBytes();
-        checksum += run(CYCLES);
-        final long after = threads.getCurrentThreadAllocatedBytes();
-
-        assertEquals(0, after - before, "bytes allocated over " + CYCLES + " cycles");
-        assertTrue(checksum > 0);
+        assertEquals(0, m.allocatedBytes(), "bytes allocated over " + CYCLES + " cycles");
+        assertTrue(m.result() > 0);
         assertTrue(qdisc.stats().requeues() > 0);
         assertTrue(qdisc.stats().packets() > CYCLES);
     }

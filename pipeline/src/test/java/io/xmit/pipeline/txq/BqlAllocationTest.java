@@ -1,6 +1,6 @@
 package io.xmit.pipeline.txq;
 
-import java.lang.management.ManagementFactory;
+import io.xmit.pipeline.AllocationMeter;
 
 import org.junit.jupiter.api.Test;
 
@@ -19,16 +19,10 @@ class BqlAllocationTest
     @Test
     void sentCompletedAndStateChangesAllocateNothing()
     {
-        final com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+        final AllocationMeter.Measurement m = AllocationMeter.measure(this::run, CYCLES / 2, CYCLES);
 
-        long schedules = run(CYCLES / 2);
-        final long before = threads.getCurrentThreadAllocatedBytes();
-        schedules += run(CYCLES);
-        final long after = threads.getCurrentThreadAllocatedBytes();
-
-        assertEquals(0, after - before, "bytes allocated over " + CYCLES + " cycles");
-        assertTrue(schedules > 0);
+        assertEquals(0, m.allocatedBytes(), "bytes allocated over " + CYCLES + " cycles");
+        assertTrue(m.result() > 0);
         assertTrue(bql.dql().limit() > 0);
     }
 

@@ -1,10 +1,9 @@
 package io.xmit.pipeline.xps;
 
-import com.sun.management.ThreadMXBean;
+import io.xmit.pipeline.AllocationMeter;
+
 import org.junit.jupiter.api.Test;
 
-import java.lang.management.ManagementFactory;
-import java.util.Arrays;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -59,20 +58,10 @@ class SelectionAllocationTest
     @Test
     void pickTxAllocatesNothingAcrossAllRules()
     {
-        final ThreadMXBean threads = (ThreadMXBean)ManagementFactory.getThreadMXBean();
-        for (int warmup = 0; warmup < 10; warmup++)
-        {
-            run(OPERATIONS / 5);
-        }
-        Arrays.fill(ruleCounts, 0);
-        threads.getCurrentThreadAllocatedBytes();
+        final AllocationMeter.Measurement m = AllocationMeter.measure(this::run, 2 * OPERATIONS, OPERATIONS);
 
-        final long before = threads.getCurrentThreadAllocatedBytes();
-        final long sum = run(OPERATIONS);
-        final long after = threads.getCurrentThreadAllocatedBytes();
-
-        assertEquals(0, after - before, "bytes allocated by " + OPERATIONS + " pickTx calls");
-        assertTrue(sum > 0);
+        assertEquals(0, m.allocatedBytes(), "bytes allocated by " + OPERATIONS + " pickTx calls");
+        assertTrue(m.result() > 0);
         for (final SelectionRule r : SelectionRule.values())
         {
             assertTrue(ruleCounts[r.ordinal()] > 0, "rule " + r.label() + " never chosen");

@@ -118,6 +118,14 @@ class XpsMaskTest
     }
 
     @Test
+    void rejectsAMissingMaskNamingItsOwner()
+    {
+        final IllegalArgumentException ex =
+            assertThrows(IllegalArgumentException.class, () -> XpsMask.parseCpus(null, 4, 3));
+        assertEquals("xps_cpus mask for tx-3 is missing (null)", ex.getMessage());
+    }
+
+    @Test
     void rejectsEmptyTextAndEmptyWords()
     {
         assertEquals("xps_cpus mask '' for tx-3: is empty; write 0 to clear it", rejection("", 64));
