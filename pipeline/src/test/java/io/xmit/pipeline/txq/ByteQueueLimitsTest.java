@@ -27,6 +27,35 @@ class ByteQueueLimitsTest
     }
 
     @Test
+    void sentClearsStackXoffItselfWhenACompletionLandsBetweenItsCheckAndItsStop()
+    {
+        // kernel-semantics §7.2: the completing side runs after sent() saw avail < 0 but before it set STACK_XOFF
+        // (here: inside sent()'s clock read). The completion's test_and_clear (§7.3) finds no bit to clear, so only
+        // sent()'s re-check after the full barrier keeps the queue from staying stopped with room in BQL.
+        final ByteQueueLimits[] racing = new ByteQueueLimits[1];
+        final boolean[] armed = { false };
+        final boolean[] completionAskedForSchedule = { true };
+        final TxQueueState racingState = new TxQueueState(() ->
+        {
+            if (armed[0])
+            {
+                armed[0] = false;
+                completionAskedForSchedule[0] = racing[0].completed(1, 1000);
+            }
+            return 700;
+        });
+        racing[0] = new ByteQueueLimits(racingState);
+        armed[0] = true;
+
+        assertFalse(racing[0].sent(1000));
+        assertFalse(completionAskedForSchedule[0]);
+        assertEquals(0, racingState.bits());
+        assertFalse(racingState.stopped());
+        assertEquals(700, racingState.transStart());
+        assertEquals(1000, racing[0].avail());
+    }
+
+    @Test
     void sentWithinLimitLeavesStateAlone()
     {
         bql.sent(1000);
