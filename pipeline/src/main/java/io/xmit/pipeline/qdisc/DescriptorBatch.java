@@ -1,9 +1,22 @@
 package io.xmit.pipeline.qdisc;
 
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
 /**
  * A reusable batch of packet descriptors on their way to the driver: per entry the native address and length of
  * the frame bytes (what {@code nic_tx_burst} copies), the priority, and the qdisc slot holding the bytes, or
  * {@link #EXTERNAL} for a descriptor that points elsewhere (the bypass path: straight into the ring).
+ * <p>
+ * The descriptors themselves live in native memory in the driver shim's layout, so a whole burst crosses into C
+ * as one pointer ({@link #descriptorsAddress()}) and a count, with no copy:
+ * <pre>
+ *   0  u64 address   of the frame bytes
+ *   8  u32 length    of the frame
+ *  12  u32 flags     per-descriptor driver flags, 0 unless the shim's ABI defines one
+ *  16  next descriptor
+ * </pre>
+ * in the platform's byte order. Priority and slot are the qdisc's business and stay on the heap.
  * <p>
  * Entries taken from a qdisc stay owned by the batch until {@link Qdisc#complete(DescriptorBatch, int)} frees or
  * requeues them; only then does the batch empty. Preallocated: adding and reading never allocate.
@@ -13,29 +26,45 @@ public final class DescriptorBatch
     /** The slot value of a descriptor that does not belong to a qdisc. */
     public static final int EXTERNAL = -1;
 
-    private final long[] addresses;
-    private final int[] lengths;
+    public static final int ADDRESS_OFFSET = 0;
+    public static final int LENGTH_OFFSET = 8;
+    public static final int FLAGS_OFFSET = 12;
+    public static final int DESCRIPTOR_LENGTH = 16;
+
+    private static final int ALIGNMENT = 64;
+
+    private final int capacity;
+    private final UnsafeBuffer descriptors;
     private final int[] priorities;
     private final int[] slots;
     private int size;
     private int ownedCount;
     private Qdisc owner;
 
+    /**
+     * @param capacity the largest burst, 1..65536.
+     */
     public DescriptorBatch(final int capacity)
     {
-        if (capacity < 1)
+        if (capacity < 1 || capacity > 65536)
         {
-            throw new IllegalArgumentException("batch capacity " + capacity + " must be >= 1");
+            throw new IllegalArgumentException("batch capacity " + capacity + " is not in 1..65536");
         }
-        addresses = new long[capacity];
-        lengths = new int[capacity];
+        this.capacity = capacity;
+        descriptors = new UnsafeBuffer(BufferUtil.allocateDirectAligned(capacity * DESCRIPTOR_LENGTH, ALIGNMENT));
         priorities = new int[capacity];
         slots = new int[capacity];
     }
 
+    /** The native address of descriptor 0; descriptor i is at {@code + i * DESCRIPTOR_LENGTH}. */
+    public long descriptorsAddress()
+    {
+        return descriptors.addressOffset();
+    }
+
     public int capacity()
     {
-        return addresses.length;
+        return capacity;
     }
 
     public int size()
@@ -45,7 +74,7 @@ public final class DescriptorBatch
 
     public int remaining()
     {
-        return addresses.length - size;
+        return capacity - size;
     }
 
     public boolean isEmpty()
@@ -55,12 +84,17 @@ public final class DescriptorBatch
 
     public long address(final int index)
     {
-        return addresses[index];
+        return descriptors.getLong(index * DESCRIPTOR_LENGTH + ADDRESS_OFFSET);
     }
 
     public int length(final int index)
     {
-        return lengths[index];
+        return descriptors.getInt(index * DESCRIPTOR_LENGTH + LENGTH_OFFSET);
+    }
+
+    public int flags(final int index)
+    {
+        return descriptors.getInt(index * DESCRIPTOR_LENGTH + FLAGS_OFFSET);
     }
 
     public int priority(final int index)
@@ -85,7 +119,7 @@ public final class DescriptorBatch
         long total = 0;
         for (int i = 0; i < size; i++)
         {
-            total += lengths[i];
+            total += length(i);
         }
         return total;
     }
@@ -98,7 +132,7 @@ public final class DescriptorBatch
      */
     public boolean addExternal(final long address, final int length, final int priority)
     {
-        if (size == addresses.length)
+        if (size == capacity)
         {
             return false;
         }
@@ -138,8 +172,10 @@ public final class DescriptorBatch
 
     private void put(final long address, final int length, final int priority, final int slot)
     {
-        addresses[size] = address;
-        lengths[size] = length;
+        final int at = size * DESCRIPTOR_LENGTH;
+        descriptors.putLong(at + ADDRESS_OFFSET, address);
+        descriptors.putInt(at + LENGTH_OFFSET, length);
+        descriptors.putInt(at + FLAGS_OFFSET, 0);
         priorities[size] = priority;
         slots[size] = slot;
         size++;
