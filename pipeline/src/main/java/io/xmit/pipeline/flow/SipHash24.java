@@ -4,10 +4,9 @@ package io.xmit.pipeline.flow;
  * SipHash-2-4 (Aumasson and Bernstein, 2012) with a 128-bit key given as two little-endian 64-bit halves:
  * key bytes {@code 00 01 .. 0f} are {@code k0 = 0x0706050403020100L, k1 = 0x0f0e0d0c0b0a0908L}.
  * <p>
- * Two forms: the byte-oriented {@link #hash(long, long, byte[], int, int)} for arbitrary messages, written
- * straight from the paper and pinned by its test vectors; and fixed-word forms for the flow hash, which take
- * the message as 64-bit words (each the little-endian reading of 8 message bytes) and allocate nothing. A
- * fixed-word call returns the same value as the byte form over the same bytes.
+ * Fixed-word forms for the flow hash: the message is given as 64-bit words (each the little-endian reading of 8
+ * message bytes) and nothing is allocated. The tests pin them against the paper's vectors and against a
+ * byte-oriented reference written straight from the paper ({@code SipHashReference}, test code).
  */
 public final class SipHash24
 {
@@ -37,32 +36,6 @@ public final class SipHash24
         final long k0, final long k1, final long m0, final long m1, final long m2, final long m3, final long m4)
     {
         return hashWords(k0, k1, 5, m0, m1, m2, m3, m4);
-    }
-
-    /**
-     * SipHash-2-4 of {@code length} bytes of {@code data} from {@code offset}. Allocates a small state object;
-     * it is the general reference form, not a hot path.
-     */
-    public static long hash(final long k0, final long k1, final byte[] data, final int offset, final int length)
-    {
-        final State s = new State(k0, k1);
-        final int whole = length & ~7;
-        for (int i = 0; i < whole; i += 8)
-        {
-            s.compress(littleEndian(data, offset + i, 8));
-        }
-        s.compress(((long)length << 56) | littleEndian(data, offset + whole, length - whole));
-        return s.finish();
-    }
-
-    private static long littleEndian(final byte[] data, final int offset, final int count)
-    {
-        long value = 0;
-        for (int i = 0; i < count; i++)
-        {
-            value |= (data[offset + i] & 0xFFL) << (8 * i);
-        }
-        return value;
     }
 
     /*
@@ -132,59 +105,5 @@ public final class SipHash24
             v0 ^= m;
         }
         return v0 ^ v1 ^ v2 ^ v3;
-    }
-
-    private static final class State
-    {
-        private long v0;
-        private long v1;
-        private long v2;
-        private long v3;
-
-        State(final long k0, final long k1)
-        {
-            v0 = k0 ^ INIT_V0;
-            v1 = k1 ^ INIT_V1;
-            v2 = k0 ^ INIT_V2;
-            v3 = k1 ^ INIT_V3;
-        }
-
-        void compress(final long m)
-        {
-            v3 ^= m;
-            for (int r = 0; r < C_ROUNDS; r++)
-            {
-                sipRound();
-            }
-            v0 ^= m;
-        }
-
-        long finish()
-        {
-            v2 ^= 0xFF;
-            for (int r = 0; r < D_ROUNDS; r++)
-            {
-                sipRound();
-            }
-            return v0 ^ v1 ^ v2 ^ v3;
-        }
-
-        private void sipRound()
-        {
-            v0 += v1;
-            v1 = Long.rotateLeft(v1, 13);
-            v1 ^= v0;
-            v0 = Long.rotateLeft(v0, 32);
-            v2 += v3;
-            v3 = Long.rotateLeft(v3, 16);
-            v3 ^= v2;
-            v0 += v3;
-            v3 = Long.rotateLeft(v3, 21);
-            v3 ^= v0;
-            v2 += v1;
-            v1 = Long.rotateLeft(v1, 17);
-            v1 ^= v2;
-            v2 = Long.rotateLeft(v2, 32);
-        }
     }
 }

@@ -60,17 +60,17 @@ class SipHash24Test
     {
         for (int length = 0; length < VECTORS.length; length++)
         {
-            assertEquals(VECTORS[length], SipHash24.hash(K0, K1, message(length), 0, length), "length " + length);
+            assertEquals(VECTORS[length], SipHashReference.hash(K0, K1, message(length), 0, length), "length " + length);
         }
     }
 
     @Test
     void byteFormMatchesPaperVectorsForEmptyOneWordAndPartialWordMessages()
     {
-        assertEquals(0x726fdb47dd0e0e31L, SipHash24.hash(K0, K1, message(0), 0, 0));
-        assertEquals(0x93f5f5799a932462L, SipHash24.hash(K0, K1, message(8), 0, 8));
-        assertEquals(0xa129ca6149be45e5L, SipHash24.hash(K0, K1, message(15), 0, 15));
-        assertEquals(0x3f2acc7f57c29bdbL, SipHash24.hash(K0, K1, message(16), 0, 16));
+        assertEquals(0x726fdb47dd0e0e31L, SipHashReference.hash(K0, K1, message(0), 0, 0));
+        assertEquals(0x93f5f5799a932462L, SipHashReference.hash(K0, K1, message(8), 0, 8));
+        assertEquals(0xa129ca6149be45e5L, SipHashReference.hash(K0, K1, message(15), 0, 15));
+        assertEquals(0x3f2acc7f57c29bdbL, SipHashReference.hash(K0, K1, message(16), 0, 16));
     }
 
     @Test
@@ -78,7 +78,7 @@ class SipHash24Test
     {
         final byte[] padded = new byte[20];
         System.arraycopy(message(15), 0, padded, 5, 15);
-        assertEquals(VECTORS[15], SipHash24.hash(K0, K1, padded, 5, 15));
+        assertEquals(VECTORS[15], SipHashReference.hash(K0, K1, padded, 5, 15));
     }
 
     @Test
@@ -114,8 +114,8 @@ class SipHash24Test
                     m[i * 8 + b] = (byte)(words[i] >>> (8 * b));
                 }
             }
-            assertEquals(SipHash24.hash(k0, k1, m, 0, 16), SipHash24.hash(k0, k1, words[0], words[1]));
-            assertEquals(SipHash24.hash(k0, k1, m, 0, 40),
+            assertEquals(SipHashReference.hash(k0, k1, m, 0, 16), SipHash24.hash(k0, k1, words[0], words[1]));
+            assertEquals(SipHashReference.hash(k0, k1, m, 0, 40),
                 SipHash24.hash(k0, k1, words[0], words[1], words[2], words[3], words[4]));
         }
     }
