@@ -48,14 +48,8 @@ public final class UdpFrameWriter
     /** Tags every frame with one 802.1Q tag. */
     public UdpFrameWriter vlan(final int pcp, final int vlanId)
     {
-        if (pcp < 0 || pcp > EthernetFlyweight.MAX_VLAN_PCP)
-        {
-            throw new IllegalArgumentException("vlan pcp " + pcp + " is not in 0..7");
-        }
-        if (vlanId < 0 || vlanId > EthernetFlyweight.MAX_VLAN_ID)
-        {
-            throw new IllegalArgumentException("vlan id " + vlanId + " is not in 0..4095");
-        }
+        checkRange("vlan pcp", pcp, EthernetFlyweight.MAX_VLAN_PCP);
+        checkRange("vlan id", vlanId, EthernetFlyweight.MAX_VLAN_ID);
         this.vlan = true;
         this.vlanPcp = pcp;
         this.vlanId = vlanId;
@@ -71,10 +65,7 @@ public final class UdpFrameWriter
     /** IPv4 TTL and IPv6 hop limit; default 64. */
     public UdpFrameWriter ttl(final int ttl)
     {
-        if (ttl < 0 || ttl > 0xFF)
-        {
-            throw new IllegalArgumentException("ttl " + ttl + " is not in 0..255");
-        }
+        checkRange("ttl", ttl, 0xFF);
         this.ttl = ttl;
         return this;
     }
@@ -82,10 +73,7 @@ public final class UdpFrameWriter
     /** IPv4 TOS byte and IPv6 traffic class (DSCP and ECN); default 0. */
     public UdpFrameWriter trafficClass(final int trafficClass)
     {
-        if (trafficClass < 0 || trafficClass > 0xFF)
-        {
-            throw new IllegalArgumentException("traffic class " + trafficClass + " is not in 0..255");
-        }
+        checkRange("traffic class", trafficClass, 0xFF);
         this.trafficClass = trafficClass;
         return this;
     }
@@ -111,10 +99,7 @@ public final class UdpFrameWriter
     /** The identification the next IPv4 frame carries; later frames count up from it, wrapping at 16 bits. */
     public UdpFrameWriter identification(final int identification)
     {
-        if (identification < 0 || identification > 0xFFFF)
-        {
-            throw new IllegalArgumentException("identification " + identification + " is not in 0..65535");
-        }
+        checkRange("identification", identification, 0xFFFF);
         this.nextIdentification = identification;
         return this;
     }
@@ -276,5 +261,13 @@ public final class UdpFrameWriter
             .destinationPort(flow.dstPort())
             .length(udpLength)
             .updateChecksum(pseudoHeaderSum);
+    }
+
+    private static void checkRange(final String name, final int value, final int max)
+    {
+        if (value < 0 || value > max)
+        {
+            throw new IllegalArgumentException(name + " " + value + " is not in 0.." + max);
+        }
     }
 }
