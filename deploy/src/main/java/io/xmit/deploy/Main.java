@@ -1,6 +1,7 @@
 package io.xmit.deploy;
 
 import java.io.PrintStream;
+import java.util.Arrays;
 
 /** The {@code xmit} command line: dispatches to one command and turns usage errors into exit code 2. */
 public final class Main
@@ -33,7 +34,7 @@ public final class Main
             err.println(USAGE);
             return EXIT_USAGE;
         }
-        final String[] rest = java.util.Arrays.copyOfRange(args, 1, args.length);
+        final String[] rest = Arrays.copyOfRange(args, 1, args.length);
         try
         {
             return switch (args[0])
