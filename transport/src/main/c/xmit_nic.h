@@ -29,6 +29,9 @@
 extern "C" {
 #endif
 
+/* The library is built with -fvisibility=hidden: only the entry points below are exported. */
+#define XMIT_NIC_API __attribute__((visibility("default")))
+
 #define XMIT_NIC_ABI_VERSION 1
 #define XMIT_NIC_MAX_DEVICES 256
 #define XMIT_NIC_MAX_PORTS 2
@@ -105,7 +108,7 @@ typedef struct xmit_nic_queue_stats {
 #define XMIT_NIC_FAULT_RX_DROP_EVERY 3     /* every value-th frame arriving on RX queue `queue` is dropped */
 #define XMIT_NIC_FAULT_RX_TRUNCATE_EVERY 4 /* every value-th frame arriving on RX queue `queue` keeps half its length (at least 1 byte) */
 
-int32_t xmit_nic_abi_version(void);
+XMIT_NIC_API int32_t xmit_nic_abi_version(void);
 
 /*
  * Opens a device from a spec:
@@ -119,12 +122,12 @@ int32_t xmit_nic_abi_version(void);
  * on -EINVAL a message naming the bad key or value goes to err (NUL-terminated, truncated to err_len) if
  * err is not NULL.
  */
-int32_t xmit_nic_open(const char *spec, int64_t *ports_out, uint32_t capacity, char *err, uint32_t err_len);
+XMIT_NIC_API int32_t xmit_nic_open(const char *spec, int64_t *ports_out, uint32_t capacity, char *err, uint32_t err_len);
 
 /* Closes the whole device that `port` belongs to: every handle of it becomes invalid. */
-int32_t xmit_nic_close(int64_t port);
+XMIT_NIC_API int32_t xmit_nic_close(int64_t port);
 
-int32_t xmit_nic_info_get(int64_t port, xmit_nic_info *out);
+XMIT_NIC_API int32_t xmit_nic_info_get(int64_t port, xmit_nic_info *out);
 
 /*
  * Copies up to n frames into TX queue q's ring and returns how many it accepted (0..n; fewer when the ring
@@ -132,34 +135,34 @@ int32_t xmit_nic_info_get(int64_t port, xmit_nic_info *out);
  * before any is accepted. The loop backend then advances its wire: frames leave the ring for the peer port's
  * RX queues as the token bucket allows (all of them at once at rate 0).
  */
-int32_t xmit_nic_tx_burst(int64_t port, uint32_t q, const xmit_nic_desc *descs, uint32_t n);
+XMIT_NIC_API int32_t xmit_nic_tx_burst(int64_t port, uint32_t q, const xmit_nic_desc *descs, uint32_t n);
 
 /* Advances the wire, then writes the packets and bytes completed on TX queue q since the previous call and
  * frees their descriptors. Returns 0 or a negative errno. */
-int32_t xmit_nic_tx_reclaim(int64_t port, uint32_t q, xmit_nic_completion *out);
+XMIT_NIC_API int32_t xmit_nic_tx_reclaim(int64_t port, uint32_t q, xmit_nic_completion *out);
 
 /*
  * Advances the peer's wire, then hands out up to n received frames of RX queue q, oldest first, as
  * descriptors into shim buffers; returns how many (0..n) or a negative errno. Handed-out frames still occupy
  * the ring until xmit_nic_rx_release.
  */
-int32_t xmit_nic_rx_burst(int64_t port, uint32_t q, xmit_nic_desc *descs, uint32_t n);
+XMIT_NIC_API int32_t xmit_nic_rx_burst(int64_t port, uint32_t q, xmit_nic_desc *descs, uint32_t n);
 
 /* Returns the n oldest handed-out frames of RX queue q to the ring. -EINVAL if fewer than n are out. */
-int32_t xmit_nic_rx_release(int64_t port, uint32_t q, uint32_t n);
+XMIT_NIC_API int32_t xmit_nic_rx_release(int64_t port, uint32_t q, uint32_t n);
 
 /* Copies queue q's counters (q < max(tx_queues, rx_queues)). */
-int32_t xmit_nic_stats(int64_t port, uint32_t q, xmit_nic_queue_stats *out);
+XMIT_NIC_API int32_t xmit_nic_stats(int64_t port, uint32_t q, xmit_nic_queue_stats *out);
 
 /* Sets a fault on this port (see XMIT_NIC_FAULT_*); queue must be a valid TX or RX queue for the kind. */
-int32_t xmit_nic_fault(int64_t port, uint32_t kind, uint32_t queue, uint64_t value);
+XMIT_NIC_API int32_t xmit_nic_fault(int64_t port, uint32_t kind, uint32_t queue, uint64_t value);
 
 /* Receive-side scaling of this port: a 40-byte Toeplitz key and a 128-entry indirection table of RX queue
  * indexes (what `ethtool -X` sets). Defaults: the Microsoft key and entry i = i % rx_queues. The queue of a
  * frame is reta[hash % 128]; frames that are not IPv4/IPv6 hash to 0. Ports are hashed for UDP and TCP when
  * the packet is not a fragment; otherwise addresses only. One 802.1Q tag is skipped. */
-int32_t xmit_nic_rss_key(int64_t port, const uint8_t *key, uint32_t length);
-int32_t xmit_nic_rss_reta(int64_t port, const uint32_t *table, uint32_t entries);
+XMIT_NIC_API int32_t xmit_nic_rss_key(int64_t port, const uint8_t *key, uint32_t length);
+XMIT_NIC_API int32_t xmit_nic_rss_reta(int64_t port, const uint32_t *table, uint32_t entries);
 
 /*
  * NAPI interrupts. Each RX queue has an eventfd. An armed queue that receives a frame disarms itself and
@@ -168,9 +171,9 @@ int32_t xmit_nic_rss_reta(int64_t port, const uint32_t *table, uint32_t entries)
  * out; returns how many (0 on timeout or EINTR), -ECANCELED once xmit_nic_irq_shutdown has been called, or
  * a negative errno. Only one thread may wait on a device at a time.
  */
-int32_t xmit_nic_rx_arm(int64_t port, uint32_t q, uint32_t armed);
-int32_t xmit_nic_irq_wait(int64_t port, uint32_t *out, uint32_t capacity, int32_t timeout_ms);
-int32_t xmit_nic_irq_shutdown(int64_t port);
+XMIT_NIC_API int32_t xmit_nic_rx_arm(int64_t port, uint32_t q, uint32_t armed);
+XMIT_NIC_API int32_t xmit_nic_irq_wait(int64_t port, uint32_t *out, uint32_t capacity, int32_t timeout_ms);
+XMIT_NIC_API int32_t xmit_nic_irq_shutdown(int64_t port);
 
 #ifdef __cplusplus
 }
