@@ -1,0 +1,86 @@
+package io.xmit.transport.nic;
+
+import io.xmit.pipeline.qdisc.DescriptorBatch;
+
+/**
+ * One port of a NIC device, as the pipeline's actors drive it: burst transmit and receive, completions, RX
+ * interrupts, statistics, RSS settings and fault injection.
+ * <p>
+ * The burst calls are the hot path: they return a count, or a negative errno ({@link Errno}) as a value, and
+ * allocate nothing. Control calls throw {@link NicException} naming what was refused. Calls on different
+ * queues may run on different threads; {@code txBurst} and {@code txReclaim} of one queue may overlap;
+ * {@code rxBurst} and {@code rxRelease} of one RX queue belong to one thread at a time.
+ */
+public interface NicDriver
+{
+    /** This port's index on its device (0 = A, 1 = B). */
+    int port();
+
+    int txQueueCount();
+
+    int rxQueueCount();
+
+    /** Descriptors per TX and per RX ring; the largest burst. */
+    int ringSize();
+
+    /** The largest frame length accepted, in bytes. */
+    int maxFrame();
+
+    /**
+     * Hands {@code count} descriptors at {@code descriptorsAddress} ({@code {u64 address, u32 length, u32 flags}},
+     * flags 0) to TX queue {@code queue}; the shim copies the frames before returning.
+     *
+     * @return how many it accepted, from the first (fewer than {@code count} when the ring is short of free
+     * descriptors), or a negative errno with none accepted.
+     */
+    int txBurst(int queue, long descriptorsAddress, int count);
+
+    /** {@link #txBurst(int, long, int)} over a whole batch. */
+    default int txBurst(final int queue, final DescriptorBatch batch)
+    {
+        return txBurst(queue, batch.descriptorsAddress(), batch.size());
+    }
+
+    /**
+     * Reports into {@code out} the packets and bytes completed on {@code queue} since the previous reclaim, and
+     * frees their descriptors.
+     *
+     * @return 0 or a negative errno.
+     */
+    int txReclaim(int queue, TxCompletion out);
+
+    /**
+     * Fills {@code burst} with up to {@code burst.capacity()} received frames of RX queue {@code queue}, oldest
+     * first; they stay valid until {@link #rxRelease(int, int)}.
+     *
+     * @return how many (also {@code burst.count()}), or a negative errno.
+     */
+    int rxBurst(int queue, RxBurst burst);
+
+    /**
+     * Returns the {@code count} oldest handed-out frames of RX queue {@code queue} to the ring.
+     *
+     * @return 0 or a negative errno ({@code -EINVAL} if fewer are out).
+     */
+    int rxRelease(int queue, int count);
+
+    /**
+     * Arms (or disarms) RX queue {@code queue}'s interrupt: an armed queue that receives frames disarms itself
+     * and signals the device's interrupt thread once.
+     *
+     * @return 0 or a negative errno.
+     */
+    int armRx(int queue, boolean armed);
+
+    /** Queue {@code queue}'s counters (0 ≤ queue &lt; max(tx, rx) queues). */
+    QueueStats stats(int queue);
+
+    /** Sets a fault on this port; see {@link NicFault}. */
+    void fault(NicFault fault, int queue, long value);
+
+    /** Sets the 40-byte Toeplitz key this port receives with. */
+    void setRssKey(byte[] key);
+
+    /** Sets the 128-entry indirection table (RX queue per {@code hash % 128}) this port receives with. */
+    void setRssIndirection(int[] table);
+}

@@ -1,0 +1,250 @@
+package io.xmit.transport.nic;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
+
+import io.xmit.pipeline.qdisc.DescriptorBatch;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * The FFM implementation of {@link NicDriver}: one port handle of an open {@link NicDevice}. Every call goes
+ * straight to the shim, which validates the handle and arguments; after the device closes the handle is stale
+ * and calls answer {@code -EBADF} (control calls throw).
+ */
+final class NicPort implements NicDriver
+{
+    private final long handle;
+    private final int port;
+    private final int txQueues;
+    private final int rxQueues;
+    private final int ringSize;
+    private final int maxFrame;
+
+    NicPort(final long handle, final int port, final int txQueues, final int rxQueues, final int ringSize,
+        final int maxFrame)
+    {
+        this.handle = handle;
+        this.port = port;
+        this.txQueues = txQueues;
+        this.rxQueues = rxQueues;
+        this.ringSize = ringSize;
+        this.maxFrame = maxFrame;
+    }
+
+    long handle()
+    {
+        return handle;
+    }
+
+    @Override
+    public int port()
+    {
+        return port;
+    }
+
+    @Override
+    public int txQueueCount()
+    {
+        return txQueues;
+    }
+
+    @Override
+    public int rxQueueCount()
+    {
+        return rxQueues;
+    }
+
+    @Override
+    public int ringSize()
+    {
+        return ringSize;
+    }
+
+    @Override
+    public int maxFrame()
+    {
+        return maxFrame;
+    }
+
+    @Override
+    public int txBurst(final int queue, final long descriptorsAddress, final int count)
+    {
+        try
+        {
+            return (int)NativeShim.TX_BURST.invokeExact(handle, queue, descriptorsAddress, count);
+        }
+        catch (final Throwable ex)
+        {
+            throw downcallFailed("xmit_nic_tx_burst", ex);
+        }
+    }
+
+    @Override
+    public int txBurst(final int queue, final DescriptorBatch batch)
+    {
+        final int accepted = txBurst(queue, batch.descriptorsAddress(), batch.size());
+        Reference.reachabilityFence(batch);
+        return accepted;
+    }
+
+    @Override
+    public int txReclaim(final int queue, final TxCompletion out)
+    {
+        final int result;
+        try
+        {
+            result = (int)NativeShim.TX_RECLAIM.invokeExact(handle, queue, out.address);
+        }
+        catch (final Throwable ex)
+        {
+            throw downcallFailed("xmit_nic_tx_reclaim", ex);
+        }
+        Reference.reachabilityFence(out);
+        return result;
+    }
+
+    @Override
+    public int rxBurst(final int queue, final RxBurst burst)
+    {
+        final int received;
+        try
+        {
+            received = (int)NativeShim.RX_BURST.invokeExact(handle, queue, burst.address, burst.capacity());
+        }
+        catch (final Throwable ex)
+        {
+            throw downcallFailed("xmit_nic_rx_burst", ex);
+        }
+        Reference.reachabilityFence(burst);
+        burst.count = Math.max(received, 0);
+        return received;
+    }
+
+    @Override
+    public int rxRelease(final int queue, final int count)
+    {
+        try
+        {
+            return (int)NativeShim.RX_RELEASE.invokeExact(handle, queue, count);
+        }
+        catch (final Throwable ex)
+        {
+            throw downcallFailed("xmit_nic_rx_release", ex);
+        }
+    }
+
+    @Override
+    public int armRx(final int queue, final boolean armed)
+    {
+        try
+        {
+            return (int)NativeShim.RX_ARM.invokeExact(handle, queue, armed ? 1 : 0);
+        }
+        catch (final Throwable ex)
+        {
+            throw downcallFailed("xmit_nic_rx_arm", ex);
+        }
+    }
+
+    @Override
+    public QueueStats stats(final int queue)
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment out = arena.allocate(QueueStats.NATIVE_LENGTH, 8);
+            final int result = (int)NativeShim.STATS.invokeExact(handle, queue, out);
+            check(result, "stats of queue " + queue);
+            return new QueueStats(out.get(JAVA_LONG, 0), out.get(JAVA_LONG, 8), out.get(JAVA_LONG, 16),
+                out.get(JAVA_LONG, 24), out.get(JAVA_LONG, 32), out.get(JAVA_LONG, 40), out.get(JAVA_LONG, 48),
+                out.get(JAVA_LONG, 56), out.get(JAVA_LONG, 64));
+        }
+        catch (final NicException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw downcallFailed("xmit_nic_stats", ex);
+        }
+    }
+
+    @Override
+    public void fault(final NicFault fault, final int queue, final long value)
+    {
+        final int result;
+        try
+        {
+            result = (int)NativeShim.FAULT.invokeExact(handle, fault.code, queue, value);
+        }
+        catch (final Throwable ex)
+        {
+            throw downcallFailed("xmit_nic_fault", ex);
+        }
+        check(result, "fault " + fault + " on " + (fault.txSide ? "TX" : "RX") + " queue " + queue + " value " +
+            value + " (queues: " + txQueues + " TX, " + rxQueues + " RX)");
+    }
+
+    @Override
+    public void setRssKey(final byte[] key)
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment copy = arena.allocate(Math.max(1, key.length));
+            MemorySegment.copy(key, 0, copy, JAVA_BYTE, 0, key.length);
+            check((int)NativeShim.RSS_KEY.invokeExact(handle, copy, key.length),
+                "RSS key of " + key.length + " bytes (must be 40)");
+        }
+        catch (final NicException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw downcallFailed("xmit_nic_rss_key", ex);
+        }
+    }
+
+    @Override
+    public void setRssIndirection(final int[] table)
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment copy = arena.allocate(JAVA_INT, Math.max(1, table.length));
+            MemorySegment.copy(table, 0, copy, JAVA_INT, 0, table.length);
+            check((int)NativeShim.RSS_RETA.invokeExact(handle, copy, table.length),
+                "RSS indirection table of " + table.length + " entries (must be 128, each below " + rxQueues + ")");
+        }
+        catch (final NicException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw downcallFailed("xmit_nic_rss_reta", ex);
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "NicPort[" + (port == 0 ? "A" : "B") + ", tx=" + txQueues + ", rx=" + rxQueues + ", ring=" + ringSize +
+            "]";
+    }
+
+    static void check(final int result, final String what)
+    {
+        if (result < 0)
+        {
+            throw new NicException("NIC shim refused " + what, result);
+        }
+    }
+
+    static IllegalStateException downcallFailed(final String function, final Throwable cause)
+    {
+        return new IllegalStateException("xmit NIC shim: calling " + function + " failed", cause);
+    }
+}
