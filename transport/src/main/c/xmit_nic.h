@@ -13,6 +13,10 @@
  *   -EMFILE  too many open devices (XMIT_NIC_MAX_DEVICES)
  *   -EIO     injected tx_burst failure (XMIT_NIC_FAULT_TX_FAIL_EVERY)
  *   -ECANCELED  xmit_nic_irq_wait woken by xmit_nic_irq_shutdown
+ * Arguments are checked in one order, so a call with several bad ones answers predictably: the handle, then
+ * the numbers (queue, count, size, kind, value: -EINVAL), then the pointers (-EFAULT), then what they point
+ * to. In a TX burst the first bad descriptor decides; within one, the address (-EFAULT) comes before the
+ * length and flags (-EINVAL).
  *
  * Threads. Every entry point may be called from any thread, and calls on different queues (and tx_burst and
  * tx_reclaim on the same queue) may overlap: the shim serialises what it must (a lock per port's transmit
@@ -87,7 +91,8 @@ typedef struct xmit_nic_completion {
  * refused by an injected failure; tx_ring_used is the TX descriptors occupied now (waiting for the wire or
  * for reclaim). rx_packets/rx_bytes count frames placed in the RX ring; rx_missed frames that found it full;
  * rx_dropped frames removed by fault injection; rx_truncated frames shortened by fault injection (also
- * counted in rx_packets).
+ * counted in rx_packets). The null backend counts tx_packets/tx_bytes when it accepts a burst; its ring
+ * never fills, so its tx_ring_used is always 0.
  */
 typedef struct xmit_nic_queue_stats {
     uint64_t tx_packets;
@@ -121,6 +126,11 @@ XMIT_NIC_API int32_t xmit_nic_abi_version(void);
  * Writes up to `capacity` port handles to ports_out and returns the number of ports, or a negative errno;
  * on -EINVAL a message naming the bad key or value goes to err (NUL-terminated, truncated to err_len) if
  * err is not NULL.
+ * Clarifications: capacity 0 is -EINVAL (a device nobody holds a handle to could never be closed). Every
+ * failure writes a message to err, every success leaves it empty. Specs are strict: numbers are plain
+ * decimal digits, no spaces, no key twice, a spec longer than 1024 characters is refused, and null takes
+ * no rate. The wire's token bucket holds about 1 ms of the rate (at least one frame): that is the burst an
+ * idle wire sends at once; while frames wait, the wire sends at the rate however rarely it is called.
  */
 XMIT_NIC_API int32_t xmit_nic_open(const char *spec, int64_t *ports_out, uint32_t capacity, char *err, uint32_t err_len);
 
@@ -148,19 +158,29 @@ XMIT_NIC_API int32_t xmit_nic_tx_reclaim(int64_t port, uint32_t q, xmit_nic_comp
  */
 XMIT_NIC_API int32_t xmit_nic_rx_burst(int64_t port, uint32_t q, xmit_nic_desc *descs, uint32_t n);
 
-/* Returns the n oldest handed-out frames of RX queue q to the ring. -EINVAL if fewer than n are out. */
+/* Returns the n oldest handed-out frames of RX queue q to the ring. -EINVAL if fewer than n are out (n = 0
+ * is -EINVAL too, like any burst size). */
 XMIT_NIC_API int32_t xmit_nic_rx_release(int64_t port, uint32_t q, uint32_t n);
 
 /* Copies queue q's counters (q < max(tx_queues, rx_queues)). */
 XMIT_NIC_API int32_t xmit_nic_stats(int64_t port, uint32_t q, xmit_nic_queue_stats *out);
 
-/* Sets a fault on this port (see XMIT_NIC_FAULT_*); queue must be a valid TX or RX queue for the kind. */
+/*
+ * Sets a fault on this port (see XMIT_NIC_FAULT_*); queue must be a valid TX or RX queue for the kind.
+ * Setting a fault restarts its count. Only bursts that pass the argument checks count towards
+ * TX_FAIL_EVERY; both RX faults count every arrival, whatever becomes of it (dropped, missed or placed).
+ * Frames that completed before a stall are still reclaimed; a released queue's waiting frames leave at once.
+ * null backend: TX_STALL holds completions back (tx_reclaim returns none) until released; the RX kinds are
+ * accepted and have nothing to act on.
+ */
 XMIT_NIC_API int32_t xmit_nic_fault(int64_t port, uint32_t kind, uint32_t queue, uint64_t value);
 
 /* Receive-side scaling of this port: a 40-byte Toeplitz key and a 128-entry indirection table of RX queue
  * indexes (what `ethtool -X` sets). Defaults: the Microsoft key and entry i = i % rx_queues. The queue of a
  * frame is reta[hash % 128]; frames that are not IPv4/IPv6 hash to 0. Ports are hashed for UDP and TCP when
- * the packet is not a fragment; otherwise addresses only. One 802.1Q tag is skipped. */
+ * the packet is not a fragment; otherwise addresses only. One 802.1Q tag is skipped.
+ * Clarifications: for IPv6, ports only when TCP/UDP is the first next header; a frame cut off before its
+ * ports hashes its addresses, one cut off before its addresses (or with a bad IP version) hashes to 0. */
 XMIT_NIC_API int32_t xmit_nic_rss_key(int64_t port, const uint8_t *key, uint32_t length);
 XMIT_NIC_API int32_t xmit_nic_rss_reta(int64_t port, const uint32_t *table, uint32_t entries);
 

@@ -1,0 +1,124 @@
+/*
+ * NAPI-style receive interrupts. Each RX queue has an eventfd and an armed flag; the consumer arms a queue
+ * when it goes idle, and the first frame to arrive afterwards disarms it and signals the eventfd, so every
+ * arming yields exactly one signal. One thread per device sleeps in epoll over all of them, plus a shutdown
+ * eventfd that, once written, keeps the epoll set ready so every later wait returns at once.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+/* epoll data of the shutdown eventfd; queue signals carry port << 16 | queue, which never reaches it. */
+#define SHUTDOWN_TOKEN UINT64_MAX
+
+/* The most events one wait can return: every RX queue of every port, plus shutdown. */
+#define EVENTS_MAX (XMIT_NIC_MAX_PORTS * XMIT_NIC_MAX_QUEUES + 1)
+
+static int32_t watch(int epoll_fd, int fd, uint64_t token)
+{
+    struct epoll_event event = {.events = EPOLLIN, .data.u64 = token};
+    return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event) == 0 ? 0 : -errno;
+}
+
+int32_t irq_open(struct nic_device *device)
+{
+    const uint32_t queues = device->config.rx_queues;
+    device->epoll_fd = -1;
+    device->shutdown_fd = -1;
+    for (uint32_t p = 0; p < device->ports; p++) {
+        struct nic_irq *irq = calloc(queues, sizeof *irq);
+        if (irq == NULL)
+            return -ENOMEM;
+        for (uint32_t q = 0; q < queues; q++)
+            irq[q].fd = -1;
+        device->port[p].irq = irq;
+    }
+    device->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    if (device->epoll_fd < 0)
+        return -errno;
+    device->shutdown_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (device->shutdown_fd < 0)
+        return -errno;
+    int32_t rc = watch(device->epoll_fd, device->shutdown_fd, SHUTDOWN_TOKEN);
+    for (uint32_t p = 0; p < device->ports && rc == 0; p++) {
+        for (uint32_t q = 0; q < queues && rc == 0; q++) {
+            struct nic_irq *irq = &device->port[p].irq[q];
+            irq->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+            rc = irq->fd < 0 ? -errno : watch(device->epoll_fd, irq->fd, (uint64_t)p << 16 | q);
+        }
+    }
+    return rc;
+}
+
+void irq_close(struct nic_device *device)
+{
+    for (uint32_t p = 0; p < device->ports; p++) {
+        struct nic_irq *irq = device->port[p].irq;
+        if (irq == NULL)
+            continue;
+        for (uint32_t q = 0; q < device->config.rx_queues; q++) {
+            if (irq[q].fd >= 0)
+                close(irq[q].fd);
+        }
+        free(irq);
+        device->port[p].irq = NULL;
+    }
+    if (device->shutdown_fd >= 0)
+        close(device->shutdown_fd);
+    if (device->epoll_fd >= 0)
+        close(device->epoll_fd);
+}
+
+void irq_raise(struct nic_port *port, uint64_t queues)
+{
+    for (; queues != 0; queues &= queues - 1) {
+        struct nic_irq *irq = &port->irq[__builtin_ctzll(queues)];
+        /*
+         * No wakeup is lost: the frames were placed under the queue's lock, and a consumer arms before it
+         * re-polls under that lock, so either its re-poll sees them or this load sees it armed. The plain load
+         * keeps the common case, nobody waiting, free of a locked instruction.
+         */
+        if (atomic_load_explicit(&irq->armed, memory_order_relaxed) != 0 && atomic_exchange(&irq->armed, 0) != 0)
+            (void)eventfd_write(irq->fd, 1); /* only a counter overflow could fail, and that leaves it readable */
+    }
+}
+
+void irq_arm(struct nic_port *port, uint32_t q, bool armed)
+{
+    atomic_store(&port->irq[q].armed, armed ? 1u : 0u);
+}
+
+int32_t irq_wait(struct nic_device *device, uint32_t *out, uint32_t capacity, int32_t timeout_ms)
+{
+    if (atomic_load(&device->shut_down))
+        return -ECANCELED;
+    struct epoll_event events[EVENTS_MAX];
+    const int max = (int)(capacity < EVENTS_MAX ? capacity : EVENTS_MAX);
+    const int ready = epoll_wait(device->epoll_fd, events, max, timeout_ms);
+    if (ready < 0)
+        return errno == EINTR ? 0 : -errno;
+    uint32_t count = 0;
+    for (int i = 0; i < ready; i++) {
+        const uint64_t token = events[i].data.u64;
+        if (token == SHUTDOWN_TOKEN)
+            return -ECANCELED;
+        const uint32_t port = (uint32_t)(token >> 16);
+        const uint32_t q = (uint32_t)(token & 0xffff);
+        eventfd_t signals;
+        /* Reading consumes the signal; only a second waiter, which the ABI rules out, could find it gone. */
+        if (eventfd_read(device->port[port].irq[q].fd, &signals) == 0)
+            out[count++] = (uint32_t)token;
+    }
+    return (int32_t)count;
+}
+
+void irq_shutdown(struct nic_device *device)
+{
+    atomic_store(&device->shut_down, true);
+    /* Never read, so it stays ready; a write could only fail on overflow, which leaves it ready too. */
+    (void)eventfd_write(device->shutdown_fd, 1);
+}

@@ -1,0 +1,145 @@
+/*
+ * The null backend: one port that accepts every frame, counts it and lets it go. Benchmarks of everything
+ * above the driver run on it, so a burst costs the validation in nic.c plus one lock and a few additions
+ * here. Each TX queue has its own lock rather than sharing the port's: there is no wire to share, and
+ * queues driven from different threads then never meet.
+ *
+ * Frames complete the moment they are accepted (tx_packets and tx_bytes count them then) and the ring never
+ * fills. A stalled queue still accepts but holds its completions back until it is released, which is what a
+ * driver above sees of a hung NIC queue. Nothing ever arrives, so receive faults have nothing to act on.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+
+struct null_txq {
+    _Alignas(64) pthread_mutex_t lock;
+    bool stalled;
+    uint64_t fail_every;
+    uint64_t fail_count;
+    uint64_t packets;  /* accepted, since open */
+    uint64_t bytes;
+    uint64_t errors;
+    uint64_t reclaimed_packets;  /* `packets` and `bytes` at the last reclaim that returned them */
+    uint64_t reclaimed_bytes;
+};
+
+static struct null_txq *queues_of(struct nic_port *port)
+{
+    return port->backend;
+}
+
+static int32_t null_tx_burst(struct nic_port *port, uint32_t q, const xmit_nic_desc *descs, uint32_t n,
+                             uint64_t bytes)
+{
+    (void)descs; /* nothing is sent, so nothing is read past the validation */
+    struct null_txq *tq = &queues_of(port)[q];
+    pthread_mutex_lock(&tq->lock);
+    const bool fail = every_nth(tq->fail_every, &tq->fail_count);
+    if (fail) {
+        tq->errors += n;
+    } else {
+        tq->packets += n;
+        tq->bytes += bytes;
+    }
+    pthread_mutex_unlock(&tq->lock);
+    return fail ? -EIO : (int32_t)n;
+}
+
+static void null_tx_reclaim(struct nic_port *port, uint32_t q, xmit_nic_completion *out)
+{
+    struct null_txq *tq = &queues_of(port)[q];
+    xmit_nic_completion done = {0};
+    pthread_mutex_lock(&tq->lock);
+    if (!tq->stalled) {
+        done.packets = tq->packets - tq->reclaimed_packets;
+        done.bytes = tq->bytes - tq->reclaimed_bytes;
+        tq->reclaimed_packets = tq->packets;
+        tq->reclaimed_bytes = tq->bytes;
+    }
+    pthread_mutex_unlock(&tq->lock);
+    *out = done;
+}
+
+static uint32_t null_rx_burst(struct nic_port *port, uint32_t q, xmit_nic_desc *descs, uint32_t n)
+{
+    (void)port, (void)q, (void)descs, (void)n;
+    return 0;
+}
+
+static int32_t null_rx_release(struct nic_port *port, uint32_t q, uint32_t n)
+{
+    (void)port, (void)q, (void)n;
+    return -EINVAL; /* nothing was ever handed out, and n is at least 1 */
+}
+
+static void null_stats(struct nic_port *port, uint32_t q, xmit_nic_queue_stats *out)
+{
+    xmit_nic_queue_stats s = {0};
+    if (q < port->device->config.tx_queues) {
+        struct null_txq *tq = &queues_of(port)[q];
+        pthread_mutex_lock(&tq->lock);
+        s.tx_packets = tq->packets;
+        s.tx_bytes = tq->bytes;
+        s.tx_errors = tq->errors;
+        pthread_mutex_unlock(&tq->lock);
+    }
+    *out = s;
+}
+
+static void null_fault(struct nic_port *port, uint32_t kind, uint32_t queue, uint64_t value)
+{
+    if (kind == XMIT_NIC_FAULT_RX_DROP_EVERY || kind == XMIT_NIC_FAULT_RX_TRUNCATE_EVERY)
+        return;
+    for (uint32_t q = 0; q < port->device->config.tx_queues; q++) {
+        if (kind != XMIT_NIC_FAULT_CLEAR && q != queue)
+            continue;
+        struct null_txq *tq = &queues_of(port)[q];
+        pthread_mutex_lock(&tq->lock);
+        if (kind == XMIT_NIC_FAULT_TX_FAIL_EVERY || kind == XMIT_NIC_FAULT_CLEAR) {
+            tq->fail_every = kind == XMIT_NIC_FAULT_CLEAR ? 0 : value;
+            tq->fail_count = 0;
+        }
+        if (kind == XMIT_NIC_FAULT_TX_STALL || kind == XMIT_NIC_FAULT_CLEAR)
+            tq->stalled = kind == XMIT_NIC_FAULT_TX_STALL && value != 0;
+        pthread_mutex_unlock(&tq->lock);
+    }
+}
+
+static int32_t null_open(struct nic_device *device)
+{
+    const uint32_t count = device->config.tx_queues;
+    struct null_txq *queues = aligned_alloc(_Alignof(struct null_txq), count * sizeof *queues);
+    if (queues == NULL)
+        return -ENOMEM;
+    memset(queues, 0, count * sizeof *queues);
+    for (uint32_t q = 0; q < count; q++)
+        pthread_mutex_init(&queues[q].lock, NULL);
+    device->port[0].backend = queues;
+    return 0;
+}
+
+static void null_close(struct nic_device *device)
+{
+    struct null_txq *queues = device->port[0].backend;
+    if (queues == NULL)
+        return;
+    for (uint32_t q = 0; q < device->config.tx_queues; q++)
+        pthread_mutex_destroy(&queues[q].lock);
+    free(queues);
+    device->port[0].backend = NULL;
+}
+
+const struct nic_backend null_backend = {
+    .ports = 1,
+    .open = null_open,
+    .close = null_close,
+    .tx_burst = null_tx_burst,
+    .tx_reclaim = null_tx_reclaim,
+    .rx_burst = null_rx_burst,
+    .rx_release = null_rx_release,
+    .stats = null_stats,
+    .fault = null_fault,
+};

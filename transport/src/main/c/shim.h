@@ -1,0 +1,139 @@
+/*
+ * The shim's insides, shared by its files: the device model every backend fills in, and the small interfaces
+ * between the parts (spec parsing, RSS, interrupts, backends). Nothing here is exported from the library.
+ *
+ * Locks, always taken in this order and never the other way round (a thread holding a later one never waits
+ * for an earlier one):
+ *   1. the device table mutex (nic.c)        open and close only, never held while taking the others
+ *   2. a port's tx_lock                      the port's TX rings, its wire, and the RSS settings of the port
+ *                                            it sends to (the wire applies them)
+ *   3. a receive queue's lock (loop.c)       that RX ring, its counters and its faults
+ *   3'. a null TX queue's lock (null.c)      that queue's counters and faults; taken alone
+ * A loop wire holds its port's tx_lock while it takes the peer's RX queue locks one at a time; rx_burst
+ * advances the peer's wire first and takes its own RX queue lock only after releasing the peer's tx_lock.
+ */
+#ifndef XMIT_SHIM_H
+#define XMIT_SHIM_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xmit_nic.h"
+
+_Static_assert(sizeof(void *) == 8 && sizeof(size_t) == 8, "the shim assumes a 64-bit target");
+_Static_assert(XMIT_NIC_MAX_QUEUES <= 64, "queue sets are 64-bit masks");
+
+#define NS_PER_S 1000000000ull
+
+/* What a spec string asks for. */
+struct nic_config {
+    uint32_t backend;   /* XMIT_NIC_BACKEND_* */
+    uint32_t tx_queues;
+    uint32_t rx_queues;
+    uint32_t ring;
+    uint32_t max_frame;
+    uint64_t rate_pps;
+    uint64_t rate_bps;
+};
+
+/* Writes a message to err (if any; truncated and terminated within err_len) and returns rc. */
+int32_t report(int32_t rc, char *err, uint32_t err_len, const char *format, ...) __attribute__((format(printf, 4, 5)));
+
+/* Parses a spec (grammar in xmit_nic.h); 0, or -EINVAL with a message in err. */
+int32_t spec_parse(const char *spec, struct nic_config *config, char *err, uint32_t err_len);
+
+/* --- Receive-side scaling (rss.c) --- */
+
+/* The longest Toeplitz input: IPv6 source and destination addresses and the two ports. */
+#define RSS_INPUT_MAX 36
+
+struct nic_rss {
+    uint8_t key[XMIT_NIC_RSS_KEY_LENGTH];
+    uint32_t reta[XMIT_NIC_RETA_SIZE];
+    /* Per input byte position and byte value, the XOR of the key windows its set bits select. */
+    uint32_t table[RSS_INPUT_MAX][256];
+};
+
+void rss_init(struct nic_rss *rss, uint32_t rx_queues);
+void rss_set_key(struct nic_rss *rss, const uint8_t *key);
+/* The frame's Toeplitz hash as a NIC computes it; 0 for frames that are not IPv4/IPv6. */
+uint32_t rss_hash(const struct nic_rss *rss, const uint8_t *frame, uint32_t length);
+
+static inline uint32_t rss_queue(const struct nic_rss *rss, uint32_t hash)
+{
+    return rss->reta[hash % XMIT_NIC_RETA_SIZE];
+}
+
+/* --- Devices and ports --- */
+
+struct nic_device;
+
+/* A receive queue's interrupt: its eventfd and whether the consumer asked to be woken. */
+struct nic_irq {
+    int fd;
+    atomic_uint armed;
+};
+
+struct nic_port {
+    struct nic_device *device;
+    struct nic_port *peer;  /* the port that receives what this one sends: the other loop port, or itself */
+    uint32_t index;
+    pthread_mutex_t tx_lock;
+    struct nic_irq *irq;    /* one per RX queue */
+    void *backend;          /* the backend's per-port state */
+    struct nic_rss rss;     /* how this port spreads what it receives; changed under peer->tx_lock */
+};
+
+/*
+ * A backend's operations. nic.c has validated the handle, the queue index for the direction, the sizes and
+ * the pointers (and every TX descriptor, whose lengths add up to `bytes`) before it calls one.
+ */
+struct nic_backend {
+    uint32_t ports;
+    /* Sets up the backend's state of an allocated device; on failure nic.c still calls close. */
+    int32_t (*open)(struct nic_device *device);
+    void (*close)(struct nic_device *device);
+    int32_t (*tx_burst)(struct nic_port *port, uint32_t q, const xmit_nic_desc *descs, uint32_t n,
+                        uint64_t bytes);
+    void (*tx_reclaim)(struct nic_port *port, uint32_t q, xmit_nic_completion *out);
+    uint32_t (*rx_burst)(struct nic_port *port, uint32_t q, xmit_nic_desc *descs, uint32_t n);
+    int32_t (*rx_release)(struct nic_port *port, uint32_t q, uint32_t n);
+    void (*stats)(struct nic_port *port, uint32_t q, xmit_nic_queue_stats *out);
+    void (*fault)(struct nic_port *port, uint32_t kind, uint32_t queue, uint64_t value);
+};
+
+extern const struct nic_backend null_backend;
+extern const struct nic_backend loop_backend;
+
+struct nic_device {
+    const struct nic_backend *backend;
+    struct nic_config config;
+    uint32_t ports;
+    int epoll_fd;
+    int shutdown_fd;
+    atomic_bool shut_down;
+    struct nic_port port[XMIT_NIC_MAX_PORTS];
+};
+
+/* --- Interrupts (irq.c) --- */
+
+/* Creates the eventfds and the epoll set of an opened device; 0 or a negative errno. */
+int32_t irq_open(struct nic_device *device);
+/* Closes whatever irq_open created, also after a partial irq_open. */
+void irq_close(struct nic_device *device);
+/* Signals each armed queue in `queues` (a mask of the port's RX queues that just received frames) once. */
+void irq_raise(struct nic_port *port, uint64_t queues);
+void irq_arm(struct nic_port *port, uint32_t q, bool armed);
+int32_t irq_wait(struct nic_device *device, uint32_t *out, uint32_t capacity, int32_t timeout_ms);
+void irq_shutdown(struct nic_device *device);
+
+/* Every value-th event fires; a zero value never does. */
+static inline bool every_nth(uint64_t value, uint64_t *count)
+{
+    return value != 0 && ++*count % value == 0;
+}
+
+#endif
