@@ -243,8 +243,10 @@ XMIT_NIC_API int32_t xmit_nic_tx_burst(int64_t handle, uint32_t q, const xmit_ni
     if (port == NULL)
         return -EBADF;
     const struct nic_config *c = &port->device->config;
-    if (q >= c->tx_queues || n == 0 || n > c->ring)
+    if (q >= c->tx_queues || n > c->ring)
         return -EINVAL;
+    if (n == 0)
+        return 0;
     if (bad_pointer(descs, _Alignof(xmit_nic_desc)))
         return -EFAULT;
     uint64_t bytes;
@@ -273,8 +275,10 @@ XMIT_NIC_API int32_t xmit_nic_rx_burst(int64_t handle, uint32_t q, xmit_nic_desc
     if (port == NULL)
         return -EBADF;
     const struct nic_config *c = &port->device->config;
-    if (q >= c->rx_queues || n == 0 || n > c->ring)
+    if (q >= c->rx_queues || n > c->ring)
         return -EINVAL;
+    if (n == 0)
+        return 0;
     if (bad_pointer(descs, _Alignof(xmit_nic_desc)))
         return -EFAULT;
     return (int32_t)port->device->backend->rx_burst(port, q, descs, n);
@@ -286,8 +290,10 @@ XMIT_NIC_API int32_t xmit_nic_rx_release(int64_t handle, uint32_t q, uint32_t n)
     if (port == NULL)
         return -EBADF;
     const struct nic_config *c = &port->device->config;
-    if (q >= c->rx_queues || n == 0 || n > c->ring)
+    if (q >= c->rx_queues || n > c->ring)
         return -EINVAL;
+    if (n == 0)
+        return 0;
     return port->device->backend->rx_release(port, q, n);
 }
 

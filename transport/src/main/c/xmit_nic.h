@@ -7,7 +7,8 @@
  *
  * Errors are negative errno values; nothing is touched that the caller did not hand over:
  *   -EBADF   unknown, closed or forged handle
- *   -EINVAL  bad queue index, burst size (0 < n <= ring size), frame length (1 .. max frame), option or spec
+ *   -EINVAL  bad queue index, burst size (n <= ring size; n = 0 is an empty burst that returns 0 and reads
+ *            no pointer), frame length (1 .. max frame), option or spec
  *   -EFAULT  NULL or misaligned pointer, descriptor address 0, or address + length overflowing
  *   -ENOMEM  allocation failed in open
  *   -EMFILE  too many open devices (XMIT_NIC_MAX_DEVICES)
@@ -158,8 +159,8 @@ XMIT_NIC_API int32_t xmit_nic_tx_reclaim(int64_t port, uint32_t q, xmit_nic_comp
  */
 XMIT_NIC_API int32_t xmit_nic_rx_burst(int64_t port, uint32_t q, xmit_nic_desc *descs, uint32_t n);
 
-/* Returns the n oldest handed-out frames of RX queue q to the ring. -EINVAL if fewer than n are out (n = 0
- * is -EINVAL too, like any burst size). */
+/* Returns the n oldest handed-out frames of RX queue q to the ring. -EINVAL if fewer than n are out; n = 0
+ * releases nothing and returns 0, so a poller can release whatever its last burst returned. */
 XMIT_NIC_API int32_t xmit_nic_rx_release(int64_t port, uint32_t q, uint32_t n);
 
 /* Copies queue q's counters (q < max(tx_queues, rx_queues)). */

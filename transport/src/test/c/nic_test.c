@@ -636,7 +636,9 @@ static void test_arguments(void)
     /* tx_burst */
     EQ(xmit_nic_tx_burst(a, 2, d, 1), -EINVAL);
     EQ(xmit_nic_tx_burst(a, UINT32_MAX, d, 1), -EINVAL);
-    EQ(xmit_nic_tx_burst(a, 0, d, 0), -EINVAL);
+    EQ(xmit_nic_tx_burst(a, 0, d, 0), 0);
+    EQ(xmit_nic_tx_burst(a, 0, NULL, 0), 0);  /* an empty burst reads nothing */
+    EQ(xmit_nic_tx_burst(a, 2, d, 0), -EINVAL);
     EQ(xmit_nic_tx_burst(a, 0, d, 9), -EINVAL);
     EQ(xmit_nic_tx_burst(a, 0, d, UINT32_MAX), -EINVAL);
     EQ(xmit_nic_tx_burst(a, 0, NULL, 1), -EFAULT);
@@ -694,12 +696,14 @@ static void test_arguments(void)
 
     /* rx_burst and rx_release */
     EQ(xmit_nic_rx_burst(b, 2, d, 1), -EINVAL);
-    EQ(xmit_nic_rx_burst(b, 0, d, 0), -EINVAL);
+    EQ(xmit_nic_rx_burst(b, 0, d, 0), 0);
+    EQ(xmit_nic_rx_burst(b, 0, NULL, 0), 0);
     EQ(xmit_nic_rx_burst(b, 0, d, 9), -EINVAL);
     EQ(xmit_nic_rx_burst(b, 0, NULL, 1), -EFAULT);
     EQ(xmit_nic_rx_burst(b, 0, misaligned, 1), -EFAULT);
     EQ(xmit_nic_rx_release(b, 2, 1), -EINVAL);
-    EQ(xmit_nic_rx_release(b, 0, 0), -EINVAL);
+    EQ(xmit_nic_rx_release(b, 0, 0), 0);
+    EQ(xmit_nic_rx_release(b, 2, 0), -EINVAL);
     EQ(xmit_nic_rx_release(b, 0, 9), -EINVAL);
     EQ(xmit_nic_rx_release(b, 0, 1), -EINVAL);
     EQ(send1(a, 0, frame, 64), 1);
@@ -1909,8 +1913,10 @@ static int32_t refusal(const struct target *t, uint32_t call, uint32_t q, uint32
     const int32_t bad_pointer = pointer == 0 || pointer == 2 ? -EFAULT : 0;
     switch (call) {
     case 1: /* tx_burst */
-        if (q >= t->tx || n == 0 || n > t->ring)
+        if (q >= t->tx || n > t->ring)
             return -EINVAL;
+        if (n == 0)
+            return PASSES;
         if (bad_pointer)
             return bad_pointer;
         for (uint32_t i = 0; i < n; i++) {
@@ -1923,9 +1929,9 @@ static int32_t refusal(const struct target *t, uint32_t call, uint32_t q, uint32
     case 2: /* tx_reclaim */
         return q >= t->tx ? -EINVAL : bad_pointer ? bad_pointer : PASSES;
     case 3: /* rx_burst */
-        return q >= t->rx || n == 0 || n > t->ring ? -EINVAL : bad_pointer ? bad_pointer : PASSES;
+        return q >= t->rx || n > t->ring ? -EINVAL : n == 0 ? PASSES : bad_pointer ? bad_pointer : PASSES;
     case 4: /* rx_release */
-        return q >= t->rx || n == 0 || n > t->ring ? -EINVAL : PASSES;
+        return q >= t->rx || n > t->ring ? -EINVAL : PASSES;
     case 5: /* stats */
         return q >= t->tx && q >= t->rx ? -EINVAL : bad_pointer ? bad_pointer : PASSES;
     case 6: /* rx_arm, with n as the flag */

@@ -113,7 +113,7 @@ final class NicPort implements NicDriver
         final int received;
         try
         {
-            received = (int)NativeShim.RX_BURST.invokeExact(handle, queue, burst.address, burst.capacity());
+            received = (int)NativeShim.RX_BURST.invokeExact(handle, queue, burst.address, Math.min(burst.capacity(), ringSize));
         }
         catch (final Throwable ex)
         {
