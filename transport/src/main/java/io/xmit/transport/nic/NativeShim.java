@@ -26,8 +26,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * The burst calls take their descriptor and output pointers as 64-bit integers: on LP64 System V targets a
  * pointer and an {@code int64} travel in the same register class, and raw addresses let callers hand over
  * preallocated native arrays with no {@code MemorySegment} per call. They are bound with
- * {@link Linker.Option#critical(boolean) critical(false)} (no thread-state transition), which is right for
- * calls that never block; {@code xmit_nic_irq_wait} blocks and is bound normally.
+ * {@link Linker.Option#critical(boolean) critical(false)} (no thread-state transition): they do bounded work
+ * (at most a ring's worth of frames) and wait at most briefly on one of the shim's locks, never on I/O, so the
+ * safepoint they can delay is short. {@code xmit_nic_irq_wait} blocks and is bound normally, as are the control
+ * calls.
  */
 final class NativeShim
 {

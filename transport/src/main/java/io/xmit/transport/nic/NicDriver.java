@@ -27,19 +27,12 @@ public interface NicDriver
     int maxFrame();
 
     /**
-     * Hands {@code count} descriptors at {@code descriptorsAddress} ({@code {u64 address, u32 length, u32 flags}},
-     * flags 0) to TX queue {@code queue}; the shim copies the frames before returning.
+     * Hands the batch's descriptors to TX queue {@code queue}; the shim copies the frames before returning.
      *
-     * @return how many it accepted, from the first (fewer than {@code count} when the ring is short of free
+     * @return how many it accepted, from the first (fewer than the batch holds when the ring is short of free
      * descriptors), or a negative errno with none accepted.
      */
-    int txBurst(int queue, long descriptorsAddress, int count);
-
-    /** {@link #txBurst(int, long, int)} over a whole batch. */
-    default int txBurst(final int queue, final DescriptorBatch batch)
-    {
-        return txBurst(queue, batch.descriptorsAddress(), batch.size());
-    }
+    int txBurst(int queue, DescriptorBatch batch);
 
     /**
      * Reports into {@code out} the packets and bytes completed on {@code queue} since the previous reclaim, and
@@ -66,7 +59,8 @@ public interface NicDriver
 
     /**
      * Arms (or disarms) RX queue {@code queue}'s interrupt: an armed queue that receives frames disarms itself
-     * and signals the device's interrupt thread once.
+     * and signals the device's interrupt thread once. Frames that arrived before the arming raise nothing, so a
+     * poller that found its queue empty arms it and then polls once more before it sleeps (NAPI's rule).
      *
      * @return 0 or a negative errno.
      */

@@ -32,8 +32,13 @@ class NicDeviceTest
             final DescriptorBatch one = frames.describe(new DescriptorBatch(64), 0, 1);
             assertEquals(-Errno.EINVAL, a.txBurst(2, one), "TX queue 2 of 2");
             assertEquals(-Errno.EINVAL, a.txBurst(-1, one), "negative queue");
-            assertEquals(-Errno.EINVAL, a.txBurst(0, one.descriptorsAddress(), 33), "burst above the ring size");
-            assertEquals(-Errno.EFAULT, a.txBurst(0, 0, 1), "NULL descriptors");
+            final DescriptorBatch tooMany = new DescriptorBatch(33);
+            for (int i = 0; i < 33; i++)
+            {
+                tooMany.addExternal(frames.address(0), frames.lengths[0], 0);
+            }
+            assertEquals(-Errno.EINVAL, a.txBurst(0, tooMany), "burst above the ring size");
+            assertEquals(-Errno.EFAULT, ((NicPort)a).txBurst(0, 0, 1), "NULL descriptors");
             final DescriptorBatch empty = new DescriptorBatch(1);
             empty.addExternal(0, 60, 0);
             assertEquals(-Errno.EFAULT, a.txBurst(0, empty), "frame address 0");
