@@ -23,6 +23,27 @@
 
 #include "shim.h"
 
+/*
+ * Builds under AddressSanitizer (the C tests) end every slot with a poisoned redzone, so that a copy longer
+ * than the largest frame is reported rather than spilling silently into the next slot of the same mapping.
+ * The redzone is poisoned whenever its slot is written: poisoning every slot at open would cost the shadow
+ * of the whole mapping, most of which a large ring never touches.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define SLOT_REDZONE 64
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SLOT_REDZONE 64
+#endif
+#endif
+#ifdef SLOT_REDZONE
+#include <sanitizer/asan_interface.h>
+#else
+#define SLOT_REDZONE 0
+#define ASAN_POISON_MEMORY_REGION(address, size) ((void)(address), (void)(size))
+#define ASAN_UNPOISON_MEMORY_REGION(address, size) ((void)(address), (void)(size))
+#endif
+
 /* Frames the wire carries between two rounds of RX queue locking. */
 #define WIRE_BATCH 64
 #define BATCH_END UINT8_MAX
@@ -87,6 +108,7 @@ struct loop_port {
     uint32_t tx_queues;
     uint32_t rx_queues;
     uint32_t ring;
+    uint32_t max_frame;
     size_t stride;       /* bytes per slot */
     uint8_t *memory;     /* every slot of the port, one mapping */
     size_t memory_size;
@@ -110,6 +132,24 @@ struct departure {
     uint8_t next;  /* the next frame of the batch for the same RX queue */
 };
 
+/* What a descriptor that turned invalid after validation sends instead of the caller's bytes. */
+static const uint8_t blank_frame[XMIT_NIC_MIN_FRAME];
+
+/*
+ * Reads a caller's TX descriptor exactly once, when its frame is copied. nic.c has validated it, but only
+ * from the caller's memory, which a caller racing its own descriptors may have changed since; so what is
+ * read here is checked again, and a frame that is no longer valid leaves as XMIT_NIC_MIN_FRAME zero bytes.
+ * A copy therefore never exceeds a slot nor reads address 0, and the counters add up what really left.
+ */
+static struct departure take_frame(const struct loop_port *lp, const xmit_nic_desc *d)
+{
+    const uint64_t address = __atomic_load_n(&d->address, __ATOMIC_RELAXED);
+    const uint32_t length = __atomic_load_n(&d->length, __ATOMIC_RELAXED);
+    if (address == 0 || address + length < address || length == 0 || length > lp->max_frame)
+        return (struct departure){.data = blank_frame, .length = sizeof blank_frame};
+    return (struct departure){.data = (const uint8_t *)(uintptr_t)address, .length = length};
+}
+
 static uint64_t clock_ns(void)
 {
     struct timespec now;
@@ -125,6 +165,14 @@ static uint64_t wire_clock(const struct loop_port *lp)
 static uint8_t *slot_at(const struct loop_port *lp, uint8_t *slots, uint32_t index)
 {
     return slots + (size_t)index * lp->stride;
+}
+
+/* A slot about to receive a frame, its redzone (if any) poisoned. */
+static uint8_t *slot_to_write(const struct loop_port *lp, uint8_t *slots, uint32_t index)
+{
+    uint8_t *slot = slot_at(lp, slots, index);
+    ASAN_POISON_MEMORY_REGION(slot + lp->max_frame, lp->stride - lp->max_frame);
+    return slot;
 }
 
 static uint32_t advance(const struct loop_port *lp, uint32_t index, uint32_t by)
@@ -220,7 +268,7 @@ static bool arrive(struct loop_port *to, struct loop_rxq *rq, const struct depar
             rq->missed++;
             continue;
         }
-        memcpy(slot_at(to, rq->slots, tail), batch[i].data, length);
+        memcpy(slot_to_write(to, rq->slots, tail), batch[i].data, length);
         rq->meta[tail] = (struct rx_slot){.length = length, .hash = batch[i].hash};
         tail = advance(to, tail, 1);
         room--;
@@ -335,9 +383,8 @@ static uint64_t send_through(struct loop_port *lp, struct loop_txq *tq, const xm
     for (uint32_t sent = 0; sent < count;) {
         const uint32_t n = count - sent < WIRE_BATCH ? count - sent : WIRE_BATCH;
         for (uint32_t i = 0; i < n; i++) {
-            const xmit_nic_desc *d = &descs[sent + i];
-            batch[i] = (struct departure){.data = (const uint8_t *)(uintptr_t)d->address, .length = d->length};
-            tq->bytes += d->length;
+            batch[i] = take_frame(lp, &descs[sent + i]);
+            tq->bytes += batch[i].length;
         }
         received |= deliver(lp->peer, batch, n);
         sent += n;
@@ -354,8 +401,9 @@ static void enqueue(struct loop_port *lp, struct loop_txq *tq, const xmit_nic_de
 {
     uint32_t head = tq->head;
     for (uint32_t i = 0; i < count; i++) {
-        memcpy(slot_at(lp, tq->slots, head), (const void *)(uintptr_t)descs[i].address, descs[i].length);
-        tq->lengths[head] = descs[i].length;
+        const struct departure frame = take_frame(lp, &descs[i]);
+        memcpy(slot_to_write(lp, tq->slots, head), frame.data, frame.length);
+        tq->lengths[head] = frame.length;
         head = advance(lp, head, 1);
     }
     tq->head = head;
@@ -526,8 +574,11 @@ static void loop_close(struct nic_device *device)
         struct loop_port *lp = device->port[p].backend;
         if (lp == NULL)
             continue;
-        if (lp->memory != NULL)
+        if (lp->memory != NULL) {
+            /* Whatever maps these addresses next must not inherit the redzones. */
+            ASAN_UNPOISON_MEMORY_REGION(lp->memory, lp->memory_size);
             munmap(lp->memory, lp->memory_size);
+        }
         if (lp->rxq != NULL) {
             for (uint32_t q = 0; q < lp->rx_queues; q++)
                 pthread_mutex_destroy(&lp->rxq[q].lock);
@@ -551,8 +602,9 @@ static int32_t open_port(struct nic_device *device, struct nic_port *port)
     lp->port = port;
     lp->tx_queues = c->tx_queues;
     lp->ring = c->ring;
+    lp->max_frame = c->max_frame;
     /* Whole cache lines per slot: frames never share one, and copies start aligned. */
-    lp->stride = ((size_t)c->max_frame + 63) / 64 * 64;
+    lp->stride = ((size_t)c->max_frame + 63) / 64 * 64 + SLOT_REDZONE;
     lp->txq = calloc(c->tx_queues, sizeof *lp->txq);
     lp->rxq = aligned_alloc(_Alignof(struct loop_rxq), c->rx_queues * sizeof *lp->rxq);
     lp->tx_lengths = calloc((size_t)c->tx_queues * c->ring, sizeof *lp->tx_lengths);

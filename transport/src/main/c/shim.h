@@ -89,7 +89,8 @@ struct nic_port {
 
 /*
  * A backend's operations. nic.c has validated the handle, the queue index for the direction, the sizes and
- * the pointers (and every TX descriptor, whose lengths add up to `bytes`) before it calls one.
+ * the pointers (and every TX descriptor, whose lengths add up to `bytes`) before it calls one. The
+ * descriptors are the caller's memory, though: a backend that reads one again must check it again.
  */
 struct nic_backend {
     uint32_t ports;

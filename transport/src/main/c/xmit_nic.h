@@ -54,7 +54,10 @@ extern "C" {
 /*
  * A burst descriptor, 16 bytes, in arrays the caller allocates (8-byte aligned at least).
  * TX: address and length of a frame the caller owns; the shim copies the bytes before tx_burst returns.
- *     flags must be 0 (reserved).
+ *     flags must be 0 (reserved). The caller must leave descriptors and frames alone during the call; one
+ *     that changes them anyway gets garbage frames, never a shim write out of bounds or a read of address 0:
+ *     the shim re-checks each descriptor when it copies the frame and sends one that has turned invalid as
+ *     XMIT_NIC_MIN_FRAME zero bytes (the validation before, done on the same memory, may then have passed).
  * RX: filled by rx_burst; address points into a shim-owned buffer valid until rx_release; flags holds the
  *     frame's 32-bit Toeplitz RSS hash (0 for frames that are not IPv4/IPv6), as a NIC reports it.
  */

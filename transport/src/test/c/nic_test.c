@@ -1,8 +1,8 @@
 /*
  * The NIC shim's test program: every entry point with bad arguments (expecting the exact errno), then real
  * traffic through both backends, RSS against the published Toeplitz vectors, the wire rate, every fault,
- * NAPI interrupts, the device table's limits, concurrent callers, and a bounded fuzz of specs and
- * argument lists. Stops at the first failed check with its file, line and values.
+ * NAPI interrupts, the device table's limits, concurrent callers, a caller racing its own TX descriptors,
+ * and a bounded fuzz of specs and argument lists. Stops at the first failed check with its file, line and values.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -1850,6 +1850,186 @@ static void test_threads(void)
     done(since);
 }
 
+/* --- a caller racing its own descriptors --- */
+
+/* ThreadSanitizer rightly reports the race this group makes on purpose, so its build leaves the group out. */
+#if defined(__SANITIZE_THREAD__)
+#define THREAD_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define THREAD_SANITIZER 1
+#endif
+#endif
+
+#ifndef THREAD_SANITIZER
+#define RACE_BURSTS 20000
+#define RACE_FRAME 512
+
+struct flipper {
+    xmit_nic_desc *descs;
+    uint32_t n;
+    const uint8_t *frame;
+    bool toggle;
+    atomic_bool started;
+    atomic_bool stop;
+};
+
+/*
+ * Keeps changing the descriptors while the main thread sends them: makes one invalid (a field at a time,
+ * including a length no slot could hold) and at once valid again, with another length, so bursts are
+ * refused about as often as they are accepted, and a change may land between validation and copy. Toggling instead
+ * flips only the last descriptor's flags, as fast as it can: a burst then often looks bad to the first pass
+ * of the validation and good to the second.
+ */
+static void *flip_loop(void *arg)
+{
+    struct flipper *f = arg;
+    uint64_t x = 0x9e3779b97f4a7c15ull; /* its own generator: rnd() belongs to the main thread */
+    atomic_store(&f->started, true);
+    for (uint32_t flags = 0; f->toggle && !atomic_load_explicit(&f->stop, memory_order_relaxed); flags ^= 1)
+        __atomic_store_n(&f->descs[f->n - 1].flags, flags, __ATOMIC_RELAXED);
+    while (!atomic_load_explicit(&f->stop, memory_order_relaxed)) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        xmit_nic_desc *d = &f->descs[x % f->n];
+        const uint32_t length = 1 + (uint32_t)(x >> 32) % RACE_FRAME;
+        switch ((x >> 16) % 5) {
+        case 0: __atomic_store_n(&d->length, 0, __ATOMIC_RELAXED); break;
+        case 1: __atomic_store_n(&d->length, UINT32_MAX, __ATOMIC_RELAXED); break;
+        case 2: __atomic_store_n(&d->length, 4 * RACE_FRAME, __ATOMIC_RELAXED); break;
+        case 3: __atomic_store_n(&d->address, 0, __ATOMIC_RELAXED); break;
+        default: __atomic_store_n(&d->flags, (uint32_t)x | 1, __ATOMIC_RELAXED); break;
+        }
+        __atomic_store_n(&d->address, (uint64_t)(uintptr_t)f->frame, __ATOMIC_RELAXED);
+        __atomic_store_n(&d->length, length, __ATOMIC_RELAXED);
+        __atomic_store_n(&d->flags, 0, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+/* Received frames of the race: every length within the device's bounds; returns how many bytes. */
+static uint64_t drain_race(int64_t port, uint64_t *frames)
+{
+    xmit_nic_desc d[64];
+    uint64_t bytes = 0;
+    for (;;) {
+        const int32_t got = xmit_nic_rx_burst(port, 0, d, 64);
+        CHECK(got >= 0);
+        if (got == 0)
+            return bytes;
+        for (int32_t i = 0; i < got; i++) {
+            CHECK(d[i].length >= 1 && d[i].length <= RACE_FRAME);
+            bytes += d[i].length;
+        }
+        *frames += (uint32_t)got;
+        EQ(xmit_nic_rx_release(port, 0, (uint32_t)got), 0);
+    }
+}
+
+/* Starts a flipper and waits until it runs, so that a busy machine cannot leave the bursts unraced. */
+static pthread_t start_flipper(struct flipper *f)
+{
+    pthread_t t;
+    EQ(pthread_create(&t, NULL, flip_loop, f), 0);
+    while (!atomic_load(&f->started))
+        sched_yield();
+    return t;
+}
+
+static void race_device(const char *spec)
+{
+    int64_t p[2];
+    const int ports = OPEN(spec, p);
+    /* Exactly the burst, on the heap: a check reading past its end is an ASan report. */
+    const uint32_t n = 32;
+    xmit_nic_desc *descs = malloc(n * sizeof *descs);
+    uint8_t *frame = malloc(RACE_FRAME); /* every valid length fits */
+    CHECK(descs != NULL && frame != NULL);
+    fill(frame, RACE_FRAME, 77);
+    for (uint32_t i = 0; i < n; i++)
+        descs[i] = desc_of(frame, 1 + i);
+    /* Toggling first: a validation that lost track of the burst's end would read past it. */
+    struct flipper f = {.descs = descs, .n = n, .frame = frame, .toggle = true};
+    pthread_t t = start_flipper(&f);
+    for (int i = 0; i < RACE_BURSTS; i++) {
+        const int32_t rc = xmit_nic_tx_burst(p[0], 0, descs, n);
+        CHECK(rc >= 0 || rc == -EINVAL);
+        reclaim(p[0], 0);
+        if (ports == 2)
+            drain(p[1]);
+    }
+    atomic_store(&f.stop, true);
+    EQ(pthread_join(t, NULL), 0);
+    for (int i = 0; i < 1000 && stats_of(p[0], 0).tx_ring_used != 0; i++) {
+        sleep_ms(1);
+        reclaim(p[0], 0);
+        if (ports == 2)
+            drain(p[1]);
+    }
+    const xmit_nic_queue_stats toggled = stats_of(p[0], 0);
+    EQ(toggled.tx_ring_used, 0);
+    descs[n - 1].flags = 0;
+    f = (struct flipper){.descs = descs, .n = n, .frame = frame};
+    t = start_flipper(&f);
+    uint64_t accepted = 0, refused = 0, completed = 0, completed_bytes = 0, received = 0, received_bytes = 0;
+    /* Both outcomes must happen, or the race tested nothing; a busy machine may need more bursts for that. */
+    for (int i = 0; i < RACE_BURSTS || ((accepted == 0 || refused == 0) && i < 50 * RACE_BURSTS); i++) {
+        const int32_t rc = xmit_nic_tx_burst(p[0], 0, descs, n);
+        CHECK(rc >= 0 || rc == -EINVAL || rc == -EFAULT);
+        if (rc > 0)
+            accepted += (uint32_t)rc;
+        else if (rc < 0)
+            refused++;
+        const xmit_nic_completion c = reclaim(p[0], 0);
+        completed += c.packets;
+        completed_bytes += c.bytes;
+        if (ports == 2)
+            received_bytes += drain_race(p[1], &received);
+    }
+    atomic_store(&f.stop, true);
+    EQ(pthread_join(t, NULL), 0);
+    CHECK(accepted != 0 && refused != 0);
+    /* A rated wire lets the last frames out later; the stats must add up once they are all out. */
+    for (int i = 0; i < 1000 && stats_of(p[0], 0).tx_ring_used != 0; i++) {
+        sleep_ms(1);
+        const xmit_nic_completion c = reclaim(p[0], 0);
+        completed += c.packets;
+        completed_bytes += c.bytes;
+        if (ports == 2)
+            received_bytes += drain_race(p[1], &received);
+    }
+    const xmit_nic_queue_stats tx = stats_of(p[0], 0);
+    EQ(tx.tx_ring_used, 0);
+    EQ(completed, accepted);
+    EQ(tx.tx_packets - toggled.tx_packets, accepted);
+    EQ(tx.tx_bytes - toggled.tx_bytes, completed_bytes);
+    if (ports == 2) {
+        EQ(stats_of(p[1], 0).rx_missed, 0);
+        EQ(received, accepted);
+        EQ(received_bytes, completed_bytes);
+    }
+    EQ(xmit_nic_close(p[0]), 0);
+    free(frame);
+    free(descs);
+}
+#endif
+
+static void test_tx_race(void)
+{
+    begin("tx-race");
+#ifdef THREAD_SANITIZER
+    printf("nic_test: %-12s skipped under ThreadSanitizer (it races on purpose)\n", group);
+#else
+    const unsigned long since = checks;
+    /* Straight from the caller's buffers, through TX slots behind a rate, and counted without a copy. */
+    race_device("loop:ring=64,frame=512");
+    race_device("loop:ring=64,frame=512,rate=1Mpps");
+    race_device("null:ring=64,frame=512");
+    done(since);
+#endif
+}
+
 /* --- fuzz --- */
 
 static void fuzz_specs(uint32_t iterations)
@@ -2177,6 +2357,7 @@ int main(void)
     test_null();
     test_device_limit();
     test_threads();
+    test_tx_race();
     test_fuzz();
     printf("nic_test: %lu checks passed in %.2f s\n", checks, now_s() - start);
     return 0;
