@@ -457,13 +457,19 @@ static uint32_t loop_rx_burst(struct nic_port *port, uint32_t q, xmit_nic_desc *
 {
     struct loop_port *lp = port->backend;
     struct loop_port *sender = lp->peer;
-    /* Without a rate the sender's wire is never behind: its frames leave in the call that sends them. */
+    /*
+     * Without a rate the sender's wire is never behind: its frames leave in the call that sends them. With
+     * one, a poller does not queue for the sender's lock on every poll: whoever holds it is mostly moving the
+     * wire itself (statistics and RSS calls hold it briefly without), so this poll takes what has arrived
+     * and the next one tries again.
+     */
     if (sender->rated && atomic_load_explicit(&sender->active, memory_order_relaxed) != 0) {
         const uint64_t now = clock_ns();
-        pthread_mutex_lock(&sender->port->tx_lock);
-        const uint64_t received = wire_advance(sender, now);
-        pthread_mutex_unlock(&sender->port->tx_lock);
-        irq_raise(port, received);
+        if (pthread_mutex_trylock(&sender->port->tx_lock) == 0) {
+            const uint64_t received = wire_advance(sender, now);
+            pthread_mutex_unlock(&sender->port->tx_lock);
+            irq_raise(port, received);
+        }
     }
     struct loop_rxq *rq = &lp->rxq[q];
     pthread_mutex_lock(&rq->lock);

@@ -156,9 +156,10 @@ XMIT_NIC_API int32_t xmit_nic_tx_burst(int64_t port, uint32_t q, const xmit_nic_
 XMIT_NIC_API int32_t xmit_nic_tx_reclaim(int64_t port, uint32_t q, xmit_nic_completion *out);
 
 /*
- * Advances the peer's wire, then hands out up to n received frames of RX queue q, oldest first, as
- * descriptors into shim buffers; returns how many (0..n) or a negative errno. Handed-out frames still occupy
- * the ring until xmit_nic_rx_release.
+ * Advances the peer's wire (unless another call is busy with it just then: a poll never waits for the
+ * sender), then hands out up to n received frames of RX queue q, oldest first, as descriptors into shim
+ * buffers; returns how many (0..n) or a negative errno. Handed-out frames still occupy the ring until
+ * xmit_nic_rx_release.
  */
 XMIT_NIC_API int32_t xmit_nic_rx_burst(int64_t port, uint32_t q, xmit_nic_desc *descs, uint32_t n);
 
