@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -30,9 +31,10 @@ int32_t irq_open(struct nic_device *device)
     device->epoll_fd = -1;
     device->shutdown_fd = -1;
     for (uint32_t p = 0; p < device->ports; p++) {
-        struct nic_irq *irq = calloc(queues, sizeof *irq);
+        struct nic_irq *irq = aligned_alloc(_Alignof(struct nic_irq), queues * sizeof *irq);
         if (irq == NULL)
             return -ENOMEM;
+        memset(irq, 0, queues * sizeof *irq);
         for (uint32_t q = 0; q < queues; q++)
             irq[q].fd = -1;
         device->port[p].irq = irq;

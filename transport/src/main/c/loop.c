@@ -114,9 +114,13 @@ struct loop_port {
     size_t memory_size;
     uint32_t *tx_lengths;
     struct rx_slot *rx_meta;
-    /* TX queues with frames waiting that may leave; written under tx_lock, read by the peer's rx_burst. */
-    _Atomic uint64_t active;
-    uint32_t cursor;     /* the TX queue served next */
+    /*
+     * TX queues with frames waiting that may leave; written under tx_lock (only when it changes), read by
+     * every rx_burst of the peer, so on a line of its own, apart from the wire's state that every advance
+     * writes.
+     */
+    _Alignas(64) _Atomic uint64_t active;
+    _Alignas(64) uint32_t cursor;  /* the TX queue served next */
     bool rated;
     bool backlogged;     /* frames were waiting when the wire last moved */
     uint64_t last_ns;
@@ -230,12 +234,10 @@ static bool wire_admits(struct loop_port *lp, uint32_t length)
 static void update_active(struct loop_port *lp, uint32_t q)
 {
     const struct loop_txq *tq = &lp->txq[q];
-    uint64_t active = atomic_load_explicit(&lp->active, memory_order_relaxed);
-    if (tq->waiting != 0 && !tq->stalled)
-        active |= 1ull << q;
-    else
-        active &= ~(1ull << q);
-    atomic_store_explicit(&lp->active, active, memory_order_relaxed);
+    const uint64_t before = atomic_load_explicit(&lp->active, memory_order_relaxed);
+    const uint64_t active = tq->waiting != 0 && !tq->stalled ? before | 1ull << q : before & ~(1ull << q);
+    if (active != before)
+        atomic_store_explicit(&lp->active, active, memory_order_relaxed);
 }
 
 /*
@@ -331,7 +333,8 @@ static uint32_t next_queue(uint64_t active, uint32_t cursor)
  */
 static uint64_t wire_advance(struct loop_port *lp, uint64_t now)
 {
-    uint64_t active = atomic_load_explicit(&lp->active, memory_order_relaxed);
+    const uint64_t before = atomic_load_explicit(&lp->active, memory_order_relaxed);
+    uint64_t active = before;
     if (lp->rated && now > lp->last_ns) {
         /* A caller that read the clock before another one took the lock may bring an older reading. */
         const uint64_t elapsed = now - lp->last_ns;
@@ -366,7 +369,8 @@ static uint64_t wire_advance(struct loop_port *lp, uint64_t now)
     }
     if (count != 0)
         received |= deliver(lp->peer, batch, count);
-    atomic_store_explicit(&lp->active, active, memory_order_relaxed);
+    if (active != before)
+        atomic_store_explicit(&lp->active, active, memory_order_relaxed);
     if (lp->rated) {
         bucket_cap(&lp->packets);
         bucket_cap(&lp->bits);
@@ -601,9 +605,10 @@ static void loop_close(struct nic_device *device)
 static int32_t open_port(struct nic_device *device, struct nic_port *port)
 {
     const struct nic_config *c = &device->config;
-    struct loop_port *lp = calloc(1, sizeof *lp);
+    struct loop_port *lp = aligned_alloc(_Alignof(struct loop_port), sizeof *lp);
     if (lp == NULL)
         return -ENOMEM;
+    memset(lp, 0, sizeof *lp);
     port->backend = lp;
     lp->port = port;
     lp->tx_queues = c->tx_queues;

@@ -72,20 +72,27 @@ static inline uint32_t rss_queue(const struct nic_rss *rss, uint32_t hash)
 
 struct nic_device;
 
-/* A receive queue's interrupt: its eventfd and whether the consumer asked to be woken. */
+/*
+ * A receive queue's interrupt: its eventfd and whether the consumer asked to be woken. A line of its own:
+ * each queue's consumer arms it, and the wire clears it, without disturbing the queues next to it.
+ */
 struct nic_irq {
-    int fd;
+    _Alignas(64) int fd;
     atomic_uint armed;
 };
 
+/*
+ * Cache-line aligned, so the two ports of a device share no line; the TX lock, written by every send, has
+ * its own, away from the fields every call on the port only reads.
+ */
 struct nic_port {
-    struct nic_device *device;
+    _Alignas(64) struct nic_device *device;
     struct nic_port *peer;  /* the port that receives what this one sends: the other loop port, or itself */
     uint32_t index;
-    pthread_mutex_t tx_lock;
     struct nic_irq *irq;    /* one per RX queue */
     void *backend;          /* the backend's per-port state */
-    struct nic_rss rss;     /* how this port spreads what it receives; changed under peer->tx_lock */
+    _Alignas(64) pthread_mutex_t tx_lock;
+    _Alignas(64) struct nic_rss rss;  /* how this port spreads what it receives; changed under peer->tx_lock */
 };
 
 /*
