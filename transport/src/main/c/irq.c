@@ -19,6 +19,16 @@
 /* The most events one wait can return: every RX queue of every port, plus shutdown. */
 #define EVENTS_MAX (XMIT_NIC_MAX_PORTS * XMIT_NIC_MAX_QUEUES + 1)
 
+/*
+ * The error of a failed epoll_create1 or eventfd. Running out of descriptors, the process's limit (EMFILE)
+ * or the system's (ENFILE), is reported as -ENFILE, so that it never reads as the shim's own -EMFILE, too
+ * many open devices.
+ */
+static int32_t fd_error(void)
+{
+    return errno == EMFILE || errno == ENFILE ? -ENFILE : -errno;
+}
+
 static int32_t watch(int epoll_fd, int fd, uint64_t token)
 {
     struct epoll_event event = {.events = EPOLLIN, .data.u64 = token};
@@ -41,16 +51,16 @@ int32_t irq_open(struct nic_device *device)
     }
     device->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     if (device->epoll_fd < 0)
-        return -errno;
+        return fd_error();
     device->shutdown_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (device->shutdown_fd < 0)
-        return -errno;
+        return fd_error();
     int32_t rc = watch(device->epoll_fd, device->shutdown_fd, SHUTDOWN_TOKEN);
     for (uint32_t p = 0; p < device->ports && rc == 0; p++) {
         for (uint32_t q = 0; q < queues && rc == 0; q++) {
             struct nic_irq *irq = &device->port[p].irq[q];
             irq->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-            rc = irq->fd < 0 ? -errno : watch(device->epoll_fd, irq->fd, (uint64_t)p << 16 | q);
+            rc = irq->fd < 0 ? fd_error() : watch(device->epoll_fd, irq->fd, (uint64_t)p << 16 | q);
         }
     }
     return rc;

@@ -156,6 +156,10 @@ XMIT_NIC_API int32_t xmit_nic_open(const char *spec, int64_t *ports_out, uint32_
         pthread_mutex_unlock(&table_lock);
         if (rc == -ENOMEM)
             return report(rc, err, err_len, "out of memory for the device '%.200s'", spec);
+        if (rc == -ENFILE)
+            return report(rc, err, err_len,
+                          "out of file descriptors for the interrupt eventfds and epoll set (the process's "
+                          "or the system's limit)");
         return report(rc, err, err_len, "could not create the interrupt eventfds and epoll set (errno %d)", -rc);
     }
     atomic_store_explicit(&slots[s].device, device, memory_order_relaxed);

@@ -129,7 +129,8 @@ struct nic_device {
 
 /* --- Interrupts (irq.c) --- */
 
-/* Creates the eventfds and the epoll set of an opened device; 0 or a negative errno. */
+/* Creates the eventfds and the epoll set of an opened device; 0 or a negative errno (-ENFILE when out of
+ * file descriptors). */
 int32_t irq_open(struct nic_device *device);
 /* Closes whatever irq_open created, also after a partial irq_open. */
 void irq_close(struct nic_device *device);

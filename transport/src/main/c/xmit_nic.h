@@ -12,6 +12,9 @@
  *   -EFAULT  NULL or misaligned pointer, descriptor address 0, or address + length overflowing
  *   -ENOMEM  allocation failed in open
  *   -EMFILE  too many open devices (XMIT_NIC_MAX_DEVICES)
+ *   -ENFILE  open ran out of file descriptors for the device's eventfds and epoll set: the process's limit
+ *            (RLIMIT_NOFILE) or the system's. Open passes any other error of epoll or eventfd on as it is
+ *            (e.g. -ENOSPC at the epoll watch limit).
  *   -EIO     injected tx_burst failure (XMIT_NIC_FAULT_TX_FAIL_EVERY)
  *   -ECANCELED  xmit_nic_irq_wait woken by xmit_nic_irq_shutdown
  * Arguments are checked in one order, so a call with several bad ones answers predictably: the handle, then
@@ -22,8 +25,9 @@
  * Threads. Every entry point may be called from any thread, and calls on different queues (and tx_burst and
  * tx_reclaim on the same queue) may overlap: the shim serialises what it must (a lock per port's transmit
  * side, one per RX queue). rx_burst/rx_release on one RX queue must come from one thread at a time.
- * xmit_nic_close must not overlap any other call on the same device (the Java side guarantees it); calls
- * after close get -EBADF.
+ * xmit_nic_close racing any other call on the same device is undefined behaviour (that call may still be
+ * using what close frees), and the caller must rule it out; calls that start after close has returned get
+ * -EBADF.
  */
 #ifndef XMIT_NIC_H
 #define XMIT_NIC_H

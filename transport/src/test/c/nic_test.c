@@ -1667,6 +1667,22 @@ static void test_device_limit(void)
     int64_t port[2];
     EQ(OPEN("loop", port), 2);
     EQ(xmit_nic_close(port[0]), 0);
+
+    /* Running out of file descriptors is not "too many open devices", and leaves none of them behind. */
+    const int lowest_free = dup(0);
+    CHECK(lowest_free >= 0);
+    EQ(close(lowest_free), 0);
+    struct rlimit few = limit;
+    few.rlim_cur = (rlim_t)lowest_free + 8; /* a loop device with 64 RX queues needs 130 */
+    EQ(setrlimit(RLIMIT_NOFILE, &few), 0);
+    EQ(xmit_nic_open("loop:rx=64", extra, 2, err, sizeof err), -ENFILE);
+    CHECK(strstr(err, "out of file descriptors") != NULL);
+    EQ(setrlimit(RLIMIT_NOFILE, &limit), 0);
+    const int probe = dup(0);
+    EQ(probe, lowest_free);
+    EQ(close(probe), 0);
+    EQ(OPEN("loop:rx=64", port), 2);
+    EQ(xmit_nic_close(port[0]), 0);
     done(since);
 }
 
