@@ -200,6 +200,14 @@ XMIT_NIC_API int32_t xmit_nic_rss_reta(int64_t port, const uint32_t *table, uint
  * out; returns how many (0 on timeout or EINTR), -ECANCELED once xmit_nic_irq_shutdown has been called, or
  * a negative errno. Only one thread may wait on a device at a time.
  */
+
+/*
+ * Arms (1) or disarms (0) RX queue q's interrupt. Only frames that arrive after the arming signal, so a
+ * consumer that finds its queue empty must arm it and then poll it once more before it sleeps: a frame that
+ * arrived between its last poll and the arming raises no signal, and only that last poll finds it. If the
+ * last poll finds frames, the consumer goes on polling (the queue stays armed, and the next frame signals,
+ * harmlessly, once).
+ */
 XMIT_NIC_API int32_t xmit_nic_rx_arm(int64_t port, uint32_t q, uint32_t armed);
 XMIT_NIC_API int32_t xmit_nic_irq_wait(int64_t port, uint32_t *out, uint32_t capacity, int32_t timeout_ms);
 XMIT_NIC_API int32_t xmit_nic_irq_shutdown(int64_t port);
