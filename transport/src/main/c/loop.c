@@ -12,14 +12,13 @@
  * into the peer's RX ring: its TX slot is taken, but never written, since nothing could read it. Only a rate
  * or a stalled queue makes frames wait in TX slots, and only then are their bytes copied there.
  *
- * There is no thread: the wire moves inside the calls (tx_burst, tx_reclaim, the peer's rx_burst, fault),
- * reading the clock once per call, and only when a rate is set.
+ * There is no thread: the wire moves inside the calls (tx_burst, tx_reclaim, the peer's rx_burst, fault,
+ * and irq_wait while frames wait), reading the clock once per call, and only when a rate is set.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #include "shim.h"
 
@@ -154,13 +153,6 @@ static struct departure take_frame(const struct loop_port *lp, const xmit_nic_de
     return (struct departure){.data = (const uint8_t *)(uintptr_t)address, .length = length};
 }
 
-static uint64_t clock_ns(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)now.tv_sec * NS_PER_S + (uint64_t)now.tv_nsec;
-}
-
 static uint64_t wire_clock(const struct loop_port *lp)
 {
     return lp->rated ? clock_ns() : 0;
@@ -215,10 +207,16 @@ static void bucket_cap(struct bucket *b)
         b->tokens = b->depth;
 }
 
+/* What a frame of `length` bytes costs the bits bucket. */
+static uint64_t frame_bits(uint32_t length)
+{
+    return ((uint64_t)length + XMIT_NIC_WIRE_OVERHEAD) * 8 * NS_PER_S;
+}
+
 /* Takes what a frame of `length` bytes costs, if both buckets hold enough. */
 static bool wire_admits(struct loop_port *lp, uint32_t length)
 {
-    const uint64_t bits = ((uint64_t)length + XMIT_NIC_WIRE_OVERHEAD) * 8 * NS_PER_S;
+    const uint64_t bits = frame_bits(length);
     if (lp->packets.rate != 0 && lp->packets.tokens < NS_PER_S)
         return false;
     if (lp->bits.rate != 0 && lp->bits.tokens < bits)
@@ -228,6 +226,12 @@ static bool wire_admits(struct loop_port *lp, uint32_t length)
     if (lp->bits.rate != 0)
         lp->bits.tokens -= bits;
     return true;
+}
+
+/* Nanoseconds until a bucket holds `cost`; 0 for a bucket without a rate. */
+static uint64_t shortfall(const struct bucket *b, uint64_t cost)
+{
+    return b->rate == 0 || b->tokens >= cost ? 0 : (cost - b->tokens + b->rate - 1) / b->rate;
 }
 
 /* Recomputes whether TX queue q has frames that may leave; tx_lock held. */
@@ -379,6 +383,19 @@ static uint64_t wire_advance(struct loop_port *lp, uint64_t now)
     return received;
 }
 
+/*
+ * Nanoseconds from the wire's last move until the next waiting frame may leave, UINT64_MAX if none waits;
+ * tx_lock held. Right after wire_advance, that frame is one the buckets did not admit.
+ */
+static uint64_t wire_due(const struct loop_port *lp)
+{
+    const uint64_t active = atomic_load_explicit(&lp->active, memory_order_relaxed);
+    if (!lp->rated || active == 0)
+        return UINT64_MAX;
+    const struct loop_txq *tq = &lp->txq[next_queue(active, lp->cursor)];
+    return max_u64(shortfall(&lp->packets, NS_PER_S), shortfall(&lp->bits, frame_bits(tq->lengths[tq->wire])));
+}
+
 /* Frames that leave at once, from the caller's buffers; the queue has none waiting. tx_lock held. */
 static uint64_t send_through(struct loop_port *lp, struct loop_txq *tq, const xmit_nic_desc *descs, uint32_t count)
 {
@@ -429,6 +446,7 @@ static int32_t loop_tx_burst(struct nic_port *port, uint32_t q, const xmit_nic_d
     }
     const uint32_t room = lp->ring - tq->waiting - tq->completed;
     const uint32_t accepted = n < room ? n : room;
+    const bool was_backlogged = lp->backlogged;
     uint64_t received;
     if (!lp->rated && !tq->stalled) {
         received = send_through(lp, tq, descs, accepted);
@@ -437,8 +455,11 @@ static int32_t loop_tx_burst(struct nic_port *port, uint32_t q, const xmit_nic_d
         update_active(lp, q);
         received = wire_advance(lp, now);
     }
+    const bool backlog_began = lp->backlogged && !was_backlogged;
     pthread_mutex_unlock(&port->tx_lock);
     irq_raise(port->peer, received);
+    if (backlog_began)
+        irq_wire_backlogged(port->device);
     return (int32_t)accepted;
 }
 
@@ -555,6 +576,7 @@ static void loop_fault(struct nic_port *port, uint32_t kind, uint32_t queue, uin
     }
     const uint64_t now = wire_clock(lp);
     pthread_mutex_lock(&port->tx_lock);
+    const bool was_backlogged = lp->backlogged;
     for (uint32_t q = 0; q < lp->tx_queues; q++) {
         if (kind != XMIT_NIC_FAULT_CLEAR && q != queue)
             continue;
@@ -570,12 +592,36 @@ static void loop_fault(struct nic_port *port, uint32_t kind, uint32_t queue, uin
     }
     /* A released queue's frames leave now, not at the next send (without a rate, nothing else would wait). */
     const uint64_t received = wire_advance(lp, now);
+    const bool backlog_began = lp->backlogged && !was_backlogged;
     pthread_mutex_unlock(&port->tx_lock);
     irq_raise(port->peer, received);
+    if (backlog_began)
+        irq_wire_backlogged(port->device);
     if (kind == XMIT_NIC_FAULT_CLEAR) {
         for (uint32_t q = 0; q < lp->rx_queues; q++)
             set_rx_fault(&lp->rxq[q], kind, 0);
     }
+}
+
+/*
+ * A poll that does not wait for the lock: whoever holds it may leave frames waiting, so irq_wait looks
+ * again after WIRE_RETRY_NS.
+ */
+#define WIRE_RETRY_NS NS_PER_MS
+
+static uint64_t loop_wire_poll(struct nic_port *port)
+{
+    struct loop_port *lp = port->backend;
+    if (!lp->rated)
+        return UINT64_MAX;
+    const uint64_t now = clock_ns();
+    if (pthread_mutex_trylock(&port->tx_lock) != 0)
+        return WIRE_RETRY_NS;
+    const uint64_t received = wire_advance(lp, now);
+    const uint64_t due = wire_due(lp);
+    pthread_mutex_unlock(&port->tx_lock);
+    irq_raise(port->peer, received);
+    return due;
 }
 
 static void loop_close(struct nic_device *device)
@@ -673,4 +719,5 @@ const struct nic_backend loop_backend = {
     .rx_release = loop_rx_release,
     .stats = loop_stats,
     .fault = loop_fault,
+    .wire_poll = loop_wire_poll,
 };

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "xmit_nic.h"
 
@@ -28,6 +29,14 @@ _Static_assert(sizeof(void *) == 8 && sizeof(size_t) == 8, "the shim assumes a 6
 _Static_assert(XMIT_NIC_MAX_QUEUES <= 64, "queue sets are 64-bit masks");
 
 #define NS_PER_S 1000000000ull
+#define NS_PER_MS 1000000ull
+
+static inline uint64_t clock_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * NS_PER_S + (uint64_t)now.tv_nsec;
+}
 
 /* What a spec string asks for. */
 struct nic_config {
@@ -112,6 +121,12 @@ struct nic_backend {
     int32_t (*rx_release)(struct nic_port *port, uint32_t q, uint32_t n);
     void (*stats)(struct nic_port *port, uint32_t q, xmit_nic_queue_stats *out);
     void (*fault)(struct nic_port *port, uint32_t kind, uint32_t queue, uint64_t value);
+    /*
+     * irq_wait's turn at the port's wire: moves it if frames wait and no other call holds it, raising the
+     * interrupts of what arrives, and returns the nanoseconds until the next waiting frame may leave
+     * (UINT64_MAX when none waits), so that a receiver asleep in irq_wait still sees a rated wire deliver.
+     */
+    uint64_t (*wire_poll)(struct nic_port *port);
 };
 
 extern const struct nic_backend null_backend;
@@ -123,6 +138,8 @@ struct nic_device {
     uint32_t ports;
     int epoll_fd;
     int shutdown_fd;
+    int wire_fd;          /* in the epoll set: written when a wire gets frames waiting while a wait sleeps */
+    atomic_bool waiting;  /* a thread is in irq_wait, between looking at the wires and waking */
     atomic_bool shut_down;
     struct nic_port port[XMIT_NIC_MAX_PORTS];
 };
@@ -137,6 +154,11 @@ void irq_close(struct nic_device *device);
 /* Signals each armed queue in `queues` (a mask of the port's RX queues that just received frames) once. */
 void irq_raise(struct nic_port *port, uint64_t queues);
 void irq_arm(struct nic_port *port, uint32_t q, bool armed);
+/*
+ * A wire of the device has just got frames waiting (under its tx_lock, now released): wakes a waiter that
+ * looked at that wire before, so it times its sleep to the frames.
+ */
+void irq_wire_backlogged(struct nic_device *device);
 int32_t irq_wait(struct nic_device *device, uint32_t *out, uint32_t capacity, int32_t timeout_ms);
 void irq_shutdown(struct nic_device *device);
 

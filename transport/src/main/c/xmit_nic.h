@@ -199,6 +199,9 @@ XMIT_NIC_API int32_t xmit_nic_rss_reta(int64_t port, const uint32_t *table, uint
  * RX eventfds with epoll, consumes the signals and writes each signalled queue as (port << 16 | queue) into
  * out; returns how many (0 on timeout or EINTR), -ECANCELED once xmit_nic_irq_shutdown has been called, or
  * a negative errno. Only one thread may wait on a device at a time.
+ * A rated loop wire moves only inside calls; so while frames wait on one of the device's wires, the wait
+ * moves it too, waking as each is due (to the millisecond, rounded up), and they arrive and signal even if
+ * no other call is made meanwhile.
  */
 
 /*

@@ -1245,13 +1245,14 @@ static void test_rate(void)
     const uint32_t got = drain(p[1]);
     CHECK(got >= 190 && got <= 300);
 
-    /* Frames that the receiver's rx_burst pulls off the wire raise its interrupt like any others. */
+    /* Frames that the receiver's rx_burst pulls off the wire raise its interrupt like any others. (The
+     * queue is disarmed before the wait, which moves the wire as well and must not be what signals.) */
     EQ(xmit_nic_rx_arm(p[1], 0, 1), 0);
     uint32_t irq[4];
-    EQ(xmit_nic_irq_wait(p[1], irq, 4, 0), 0);
     sleep_ms(5);
     xmit_nic_desc r[64];
     CHECK(xmit_nic_rx_burst(p[1], 0, r, 64) > 0);
+    EQ(xmit_nic_rx_arm(p[1], 0, 0), 0);
     EQ(xmit_nic_irq_wait(p[1], irq, 4, 0), 1);
     EQ(irq[0], 1u << 16);
     EQ(xmit_nic_close(p[0]), 0);
@@ -1552,6 +1553,98 @@ static void test_napi(void)
     EQ(xmit_nic_irq_shutdown(p[0]), 0);
     EQ(xmit_nic_irq_wait(p[0], out, 16, -1), -ECANCELED);
     EQ(xmit_nic_close(p[0]), 0);
+    done(since);
+}
+
+struct burst_later {
+    int64_t port;
+    long delay_ms;
+    const xmit_nic_desc *descs;
+    uint32_t n;
+    int32_t accepted;
+    double sent_at;
+};
+
+static void *send_later(void *arg)
+{
+    struct burst_later *l = arg;
+    sleep_ms(l->delay_ms);
+    l->accepted = xmit_nic_tx_burst(l->port, 0, l->descs, l->n);
+    l->sent_at = now_s();
+    return NULL;
+}
+
+/* A rated wire delivers to a receiver that does nothing but wait for interrupts. */
+static void test_napi_rate(void)
+{
+    begin("napi-rate");
+    const unsigned long since = checks;
+    int64_t p[2];
+    OPEN("loop:rx=2,ring=64,rate=1kpps", p);
+    const int64_t a = p[0], b = p[1];
+    uint8_t f0[128], f1[128], input[36];
+    const uint32_t n0 = ipv4(f0, (struct ipv4_frame){"10.0.0.1", "10.0.0.2", 17, 1000, 2000, 0, 0, false});
+    const uint32_t n1 = ipv4(f1, (struct ipv4_frame){"10.0.0.1", "10.0.0.2", 17, 1001, 2000, 0, 0, false});
+    const uint32_t h1 = reference_toeplitz(ms_key, input, tuple_of(f1, false, true, input)) % XMIT_NIC_RETA_SIZE;
+    const uint32_t h0 = reference_toeplitz(ms_key, input, tuple_of(f0, false, true, input)) % XMIT_NIC_RETA_SIZE;
+    CHECK(h0 != h1);
+    uint32_t reta[XMIT_NIC_RETA_SIZE] = {0}; /* f0 to B's queue 0, f1 to its queue 1 */
+    reta[h1] = 1;
+    EQ(xmit_nic_rss_reta(b, reta, XMIT_NIC_RETA_SIZE), 0);
+    xmit_nic_desc d[10];
+    for (int i = 0; i < 10; i++)
+        d[i] = desc_of(f0, n0);
+    uint32_t out[16];
+
+    /* The bucket holds one frame at 1 kpps; the other nine are due 1 ms apart. Re-armed after each signal,
+     * the waits alone bring them all, each soon after it is due; none times out. */
+    EQ(xmit_nic_rx_arm(b, 0, 1), 0);
+    const double start = now_s();
+    EQ(xmit_nic_tx_burst(a, 0, d, 10), 10);
+    EQ(stats_of(b, 0).rx_packets, 1);
+    for (uint64_t arrived = 0; arrived < 10; arrived = stats_of(b, 0).rx_packets) {
+        CHECK(now_s() - start < 1);
+        const double t = now_s();
+        EQ(xmit_nic_irq_wait(b, out, 16, 200), 1);
+        CHECK(now_s() - t < 0.1);
+        EQ(out[0], 1u << 16 | 0);
+        EQ(xmit_nic_rx_arm(b, 0, 1), 0);
+    }
+    const double took = now_s() - start;
+    CHECK(took >= 0.0085);     /* the rate held: the tenth frame was due at 9 ms */
+    CHECK(took < 0.009 + 0.06); /* and it came within tens of ms of that */
+    EQ(drain(b), 10);
+    EQ(reclaim(a, 0).packets, 10);
+
+    /* A wait with no timeout moves the wire too. */
+    sleep_ms(5); /* the bucket refills */
+    EQ(xmit_nic_rx_arm(b, 0, 0), 0);
+    EQ(xmit_nic_tx_burst(a, 0, d, 3), 3);
+    EQ(xmit_nic_rx_arm(b, 0, 1), 0);
+    sleep_ms(5);
+    EQ(stats_of(b, 0).rx_packets, 11);
+    EQ(xmit_nic_irq_wait(b, out, 16, 0), 1);
+    EQ(stats_of(b, 0).rx_packets, 13);
+    EQ(drain(b), 3);
+    EQ(reclaim(a, 0).packets, 3);
+
+    /* Frames that begin to wait while the receiver already sleeps, with nothing waiting when it fell asleep:
+     * f0 leaves at once for queue 0 (unarmed), the f1s wait for tokens, and queue 1 signals at the first. */
+    sleep_ms(5); /* the bucket refills */
+    EQ(xmit_nic_rx_arm(b, 0, 0), 0);
+    EQ(xmit_nic_rx_arm(b, 1, 1), 0);
+    const xmit_nic_desc later[4] = {desc_of(f0, n0), desc_of(f1, n1), desc_of(f1, n1), desc_of(f1, n1)};
+    struct burst_later l = {.port = a, .delay_ms = 30, .descs = later, .n = 4};
+    pthread_t t;
+    EQ(pthread_create(&t, NULL, send_later, &l), 0);
+    EQ(xmit_nic_irq_wait(b, out, 16, 2000), 1);
+    const double woke = now_s();
+    EQ(pthread_join(t, NULL), 0);
+    EQ(l.accepted, 4);
+    EQ(out[0], 1u << 16 | 1);
+    CHECK(woke - l.sent_at < 0.06);
+    EQ(stats_of(b, 0).rx_packets, 14);
+    EQ(xmit_nic_close(a), 0);
     done(since);
 }
 
@@ -2370,6 +2463,7 @@ int main(void)
     test_rate();
     test_faults();
     test_napi();
+    test_napi_rate();
     test_null();
     test_device_limit();
     test_threads();
