@@ -159,11 +159,10 @@ int32_t irq_wait(struct nic_device *device, uint32_t *out, uint32_t capacity, in
             due = next < due ? next : due;
         }
         const uint64_t now = clock_ns();
-        uint64_t sleep = deadline == UINT64_MAX ? UINT64_MAX : deadline > now ? deadline - now : 0;
-        const bool for_wire = due != UINT64_MAX && (due > WIRE_SLEEP_MIN_NS ? due : WIRE_SLEEP_MIN_NS) < sleep;
-        if (for_wire)
-            sleep = due > WIRE_SLEEP_MIN_NS ? due : WIRE_SLEEP_MIN_NS;
-        const int ready = epoll_wait(device->epoll_fd, events, max, timeout_of(sleep));
+        const uint64_t for_frame = due > WIRE_SLEEP_MIN_NS ? due : WIRE_SLEEP_MIN_NS;
+        const uint64_t left = deadline == UINT64_MAX ? UINT64_MAX : deadline > now ? deadline - now : 0;
+        const bool for_wire = due != UINT64_MAX && for_frame < left;
+        const int ready = epoll_wait(device->epoll_fd, events, max, timeout_of(for_wire ? for_frame : left));
         atomic_store(&device->waiting, false);
         if (ready < 0)
             return errno == EINTR ? 0 : -errno;

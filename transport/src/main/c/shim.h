@@ -11,7 +11,7 @@
  *   3'. a null TX queue's lock (null.c)      that queue's counters and faults; taken alone
  * A loop wire holds its port's tx_lock while it takes the peer's RX queue locks one at a time; rx_burst
  * advances the peer's wire first (if it gets the peer's tx_lock without waiting) and takes its own RX queue
- * lock only after releasing the peer's tx_lock.
+ * lock only after releasing the peer's tx_lock. irq_wait, too, only tries a tx_lock, never waits for one.
  */
 #ifndef XMIT_SHIM_H
 #define XMIT_SHIM_H
