@@ -3,20 +3,47 @@
  * when it goes idle, and the first frame to arrive afterwards disarms it and signals the eventfd, so every
  * arming yields exactly one signal. One thread per device sleeps in epoll over all of them, plus a shutdown
  * eventfd that, once written, keeps the epoll set ready so every later wait returns at once.
+ *
+ * A rated loop wire moves only inside calls, so frames waiting for tokens would never arrive, nor signal,
+ * while the only thread about is asleep here. So the waiter moves the wires itself: before every sleep it
+ * gives each port's wire a turn and sleeps no longer than until the next waiting frame is due. A wire that
+ * gets frames waiting after its turn writes the device's wire eventfd (irq_wire_backlogged), which wakes
+ * the waiter to take another look. No such wakeup is lost: the waiter publishes `waiting` before it takes a
+ * wire's tx_lock for its turn, and a sender finds its backlog beginning under that same lock, so either
+ * the turn sees the backlog or the sender sees `waiting`. A turn that finds the lock taken looks again soon.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "shim.h"
 
-/* epoll data of the shutdown eventfd; queue signals carry port << 16 | queue, which never reaches it. */
+/* epoll data of the shutdown and wire eventfds; queue signals carry port << 16 | queue, which never reaches
+ * them. */
 #define SHUTDOWN_TOKEN UINT64_MAX
+#define WIRE_TOKEN (UINT64_MAX - 1)
 
-/* The most events one wait can return: every RX queue of every port, plus shutdown. */
-#define EVENTS_MAX (XMIT_NIC_MAX_PORTS * XMIT_NIC_MAX_QUEUES + 1)
+/* The most events one wait can return: every RX queue of every port, plus shutdown and wire. */
+#define EVENTS_MAX (XMIT_NIC_MAX_PORTS * XMIT_NIC_MAX_QUEUES + 2)
+
+/*
+ * The shortest sleep for a waiting frame: epoll counts in milliseconds, and a frame a little late is better
+ * than a waiter spinning through the last fraction of one.
+ */
+#define WIRE_SLEEP_MIN_NS NS_PER_MS
+
+/*
+ * The error of a failed epoll_create1 or eventfd. Running out of descriptors, the process's limit (EMFILE)
+ * or the system's (ENFILE), is reported as -ENFILE, so that it never reads as the shim's own -EMFILE, too
+ * many open devices.
+ */
+static int32_t fd_error(void)
+{
+    return errno == EMFILE || errno == ENFILE ? -ENFILE : -errno;
+}
 
 static int32_t watch(int epoll_fd, int fd, uint64_t token)
 {
@@ -29,26 +56,33 @@ int32_t irq_open(struct nic_device *device)
     const uint32_t queues = device->config.rx_queues;
     device->epoll_fd = -1;
     device->shutdown_fd = -1;
+    device->wire_fd = -1;
     for (uint32_t p = 0; p < device->ports; p++) {
-        struct nic_irq *irq = calloc(queues, sizeof *irq);
+        struct nic_irq *irq = aligned_alloc(_Alignof(struct nic_irq), queues * sizeof *irq);
         if (irq == NULL)
             return -ENOMEM;
+        memset(irq, 0, queues * sizeof *irq);
         for (uint32_t q = 0; q < queues; q++)
             irq[q].fd = -1;
         device->port[p].irq = irq;
     }
     device->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
     if (device->epoll_fd < 0)
-        return -errno;
+        return fd_error();
     device->shutdown_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (device->shutdown_fd < 0)
-        return -errno;
+        return fd_error();
+    device->wire_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (device->wire_fd < 0)
+        return fd_error();
     int32_t rc = watch(device->epoll_fd, device->shutdown_fd, SHUTDOWN_TOKEN);
+    if (rc == 0)
+        rc = watch(device->epoll_fd, device->wire_fd, WIRE_TOKEN);
     for (uint32_t p = 0; p < device->ports && rc == 0; p++) {
         for (uint32_t q = 0; q < queues && rc == 0; q++) {
             struct nic_irq *irq = &device->port[p].irq[q];
             irq->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-            rc = irq->fd < 0 ? -errno : watch(device->epoll_fd, irq->fd, (uint64_t)p << 16 | q);
+            rc = irq->fd < 0 ? fd_error() : watch(device->epoll_fd, irq->fd, (uint64_t)p << 16 | q);
         }
     }
     return rc;
@@ -69,6 +103,8 @@ void irq_close(struct nic_device *device)
     }
     if (device->shutdown_fd >= 0)
         close(device->shutdown_fd);
+    if (device->wire_fd >= 0)
+        close(device->wire_fd);
     if (device->epoll_fd >= 0)
         close(device->epoll_fd);
 }
@@ -92,28 +128,64 @@ void irq_arm(struct nic_port *port, uint32_t q, bool armed)
     atomic_store(&port->irq[q].armed, armed ? 1u : 0u);
 }
 
+void irq_wire_backlogged(struct nic_device *device)
+{
+    /* The plain load keeps the common case, nobody waiting, free of a locked instruction. */
+    if (atomic_load_explicit(&device->waiting, memory_order_relaxed) && atomic_exchange(&device->waiting, false))
+        (void)eventfd_write(device->wire_fd, 1); /* only a counter overflow could fail, and that leaves it readable */
+}
+
+/* epoll's timeout for a sleep of `ns`: rounded up, so that it never ends before what it waits for. */
+static int timeout_of(uint64_t ns)
+{
+    if (ns == UINT64_MAX)
+        return -1;
+    const uint64_t ms = ns / NS_PER_MS + (ns % NS_PER_MS != 0);
+    return ms > INT32_MAX ? INT32_MAX : (int)ms;
+}
+
 int32_t irq_wait(struct nic_device *device, uint32_t *out, uint32_t capacity, int32_t timeout_ms)
 {
-    if (atomic_load(&device->shut_down))
-        return -ECANCELED;
+    const uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : clock_ns() + (uint64_t)timeout_ms * NS_PER_MS;
     struct epoll_event events[EVENTS_MAX];
     const int max = (int)(capacity < EVENTS_MAX ? capacity : EVENTS_MAX);
-    const int ready = epoll_wait(device->epoll_fd, events, max, timeout_ms);
-    if (ready < 0)
-        return errno == EINTR ? 0 : -errno;
-    uint32_t count = 0;
-    for (int i = 0; i < ready; i++) {
-        const uint64_t token = events[i].data.u64;
-        if (token == SHUTDOWN_TOKEN)
+    for (;;) {
+        if (atomic_load(&device->shut_down))
             return -ECANCELED;
-        const uint32_t port = (uint32_t)(token >> 16);
-        const uint32_t q = (uint32_t)(token & 0xffff);
-        eventfd_t signals;
-        /* Reading consumes the signal; only a second waiter, which the ABI rules out, could find it gone. */
-        if (eventfd_read(device->port[port].irq[q].fd, &signals) == 0)
-            out[count++] = (uint32_t)token;
+        atomic_store(&device->waiting, true);
+        uint64_t due = UINT64_MAX;
+        for (uint32_t p = 0; p < device->ports; p++) {
+            const uint64_t next = device->backend->wire_poll(&device->port[p]);
+            due = next < due ? next : due;
+        }
+        const uint64_t now = clock_ns();
+        const uint64_t for_frame = due > WIRE_SLEEP_MIN_NS ? due : WIRE_SLEEP_MIN_NS;
+        const uint64_t left = deadline == UINT64_MAX ? UINT64_MAX : deadline > now ? deadline - now : 0;
+        const bool for_wire = due != UINT64_MAX && for_frame < left;
+        const int ready = epoll_wait(device->epoll_fd, events, max, timeout_of(for_wire ? for_frame : left));
+        atomic_store(&device->waiting, false);
+        if (ready < 0)
+            return errno == EINTR ? 0 : -errno;
+        uint32_t count = 0;
+        for (int i = 0; i < ready; i++) {
+            const uint64_t token = events[i].data.u64;
+            eventfd_t signals;
+            if (token == SHUTDOWN_TOKEN)
+                return -ECANCELED;
+            if (token == WIRE_TOKEN) {
+                (void)eventfd_read(device->wire_fd, &signals); /* only a look at the wires was asked for */
+                continue;
+            }
+            const uint32_t port = (uint32_t)(token >> 16);
+            const uint32_t q = (uint32_t)(token & 0xffff);
+            /* Reading consumes the signal; only a second waiter, which the ABI rules out, could find it gone. */
+            if (eventfd_read(device->port[port].irq[q].fd, &signals) == 0)
+                out[count++] = (uint32_t)token;
+        }
+        /* A sleep cut short for a wire, or a wakeup only to look at the wires, goes round again. */
+        if (count != 0 || (ready == 0 && !for_wire) || clock_ns() >= deadline)
+            return (int32_t)count;
     }
-    return (int32_t)count;
 }
 
 void irq_shutdown(struct nic_device *device)

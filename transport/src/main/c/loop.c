@@ -12,16 +12,36 @@
  * into the peer's RX ring: its TX slot is taken, but never written, since nothing could read it. Only a rate
  * or a stalled queue makes frames wait in TX slots, and only then are their bytes copied there.
  *
- * There is no thread: the wire moves inside the calls (tx_burst, tx_reclaim, the peer's rx_burst, fault),
- * reading the clock once per call, and only when a rate is set.
+ * There is no thread: the wire moves inside the calls (tx_burst, tx_reclaim, the peer's rx_burst, fault,
+ * and irq_wait while frames wait), reading the clock once per call, and only when a rate is set.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #include "shim.h"
+
+/*
+ * Builds under AddressSanitizer (the C tests) end every slot with a poisoned redzone, so that a copy longer
+ * than the largest frame is reported rather than spilling silently into the next slot of the same mapping.
+ * The redzone is poisoned whenever its slot is written: poisoning every slot at open would cost the shadow
+ * of the whole mapping, most of which a large ring never touches.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define SLOT_REDZONE 64
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SLOT_REDZONE 64
+#endif
+#endif
+#ifdef SLOT_REDZONE
+#include <sanitizer/asan_interface.h>
+#else
+#define SLOT_REDZONE 0
+#define ASAN_POISON_MEMORY_REGION(address, size) ((void)(address), (void)(size))
+#define ASAN_UNPOISON_MEMORY_REGION(address, size) ((void)(address), (void)(size))
+#endif
 
 /* Frames the wire carries between two rounds of RX queue locking. */
 #define WIRE_BATCH 64
@@ -87,14 +107,19 @@ struct loop_port {
     uint32_t tx_queues;
     uint32_t rx_queues;
     uint32_t ring;
+    uint32_t max_frame;
     size_t stride;       /* bytes per slot */
     uint8_t *memory;     /* every slot of the port, one mapping */
     size_t memory_size;
     uint32_t *tx_lengths;
     struct rx_slot *rx_meta;
-    /* TX queues with frames waiting that may leave; written under tx_lock, read by the peer's rx_burst. */
-    _Atomic uint64_t active;
-    uint32_t cursor;     /* the TX queue served next */
+    /*
+     * TX queues with frames waiting that may leave; written under tx_lock (only when it changes), read by
+     * every rx_burst of the peer, so on a line of its own, apart from the wire's state that every advance
+     * writes.
+     */
+    _Alignas(64) _Atomic uint64_t active;
+    _Alignas(64) uint32_t cursor;  /* the TX queue served next */
     bool rated;
     bool backlogged;     /* frames were waiting when the wire last moved */
     uint64_t last_ns;
@@ -110,11 +135,22 @@ struct departure {
     uint8_t next;  /* the next frame of the batch for the same RX queue */
 };
 
-static uint64_t clock_ns(void)
+/* What a descriptor that turned invalid after validation sends instead of the caller's bytes. */
+static const uint8_t blank_frame[XMIT_NIC_MIN_FRAME];
+
+/*
+ * Reads a caller's TX descriptor exactly once, when its frame is copied. nic.c has validated it, but only
+ * from the caller's memory, which a caller racing its own descriptors may have changed since; so what is
+ * read here is checked again, and a frame that is no longer valid leaves as XMIT_NIC_MIN_FRAME zero bytes.
+ * A copy therefore never exceeds a slot nor reads address 0, and the counters add up what really left.
+ */
+static struct departure take_frame(const struct loop_port *lp, const xmit_nic_desc *d)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (uint64_t)now.tv_sec * NS_PER_S + (uint64_t)now.tv_nsec;
+    const uint64_t address = __atomic_load_n(&d->address, __ATOMIC_RELAXED);
+    const uint32_t length = __atomic_load_n(&d->length, __ATOMIC_RELAXED);
+    if (address == 0 || address + length < address || length == 0 || length > lp->max_frame)
+        return (struct departure){.data = blank_frame, .length = sizeof blank_frame};
+    return (struct departure){.data = (const uint8_t *)(uintptr_t)address, .length = length};
 }
 
 static uint64_t wire_clock(const struct loop_port *lp)
@@ -125,6 +161,14 @@ static uint64_t wire_clock(const struct loop_port *lp)
 static uint8_t *slot_at(const struct loop_port *lp, uint8_t *slots, uint32_t index)
 {
     return slots + (size_t)index * lp->stride;
+}
+
+/* A slot about to receive a frame, its redzone (if any) poisoned. */
+static uint8_t *slot_to_write(const struct loop_port *lp, uint8_t *slots, uint32_t index)
+{
+    uint8_t *slot = slot_at(lp, slots, index);
+    ASAN_POISON_MEMORY_REGION(slot + lp->max_frame, lp->stride - lp->max_frame);
+    return slot;
 }
 
 static uint32_t advance(const struct loop_port *lp, uint32_t index, uint32_t by)
@@ -163,10 +207,16 @@ static void bucket_cap(struct bucket *b)
         b->tokens = b->depth;
 }
 
+/* What a frame of `length` bytes costs the bits bucket. */
+static uint64_t frame_bits(uint32_t length)
+{
+    return ((uint64_t)length + XMIT_NIC_WIRE_OVERHEAD) * 8 * NS_PER_S;
+}
+
 /* Takes what a frame of `length` bytes costs, if both buckets hold enough. */
 static bool wire_admits(struct loop_port *lp, uint32_t length)
 {
-    const uint64_t bits = ((uint64_t)length + XMIT_NIC_WIRE_OVERHEAD) * 8 * NS_PER_S;
+    const uint64_t bits = frame_bits(length);
     if (lp->packets.rate != 0 && lp->packets.tokens < NS_PER_S)
         return false;
     if (lp->bits.rate != 0 && lp->bits.tokens < bits)
@@ -178,16 +228,20 @@ static bool wire_admits(struct loop_port *lp, uint32_t length)
     return true;
 }
 
+/* Nanoseconds until a bucket holds `cost`; 0 for a bucket without a rate. */
+static uint64_t shortfall(const struct bucket *b, uint64_t cost)
+{
+    return b->rate == 0 || b->tokens >= cost ? 0 : (cost - b->tokens + b->rate - 1) / b->rate;
+}
+
 /* Recomputes whether TX queue q has frames that may leave; tx_lock held. */
 static void update_active(struct loop_port *lp, uint32_t q)
 {
     const struct loop_txq *tq = &lp->txq[q];
-    uint64_t active = atomic_load_explicit(&lp->active, memory_order_relaxed);
-    if (tq->waiting != 0 && !tq->stalled)
-        active |= 1ull << q;
-    else
-        active &= ~(1ull << q);
-    atomic_store_explicit(&lp->active, active, memory_order_relaxed);
+    const uint64_t before = atomic_load_explicit(&lp->active, memory_order_relaxed);
+    const uint64_t active = tq->waiting != 0 && !tq->stalled ? before | 1ull << q : before & ~(1ull << q);
+    if (active != before)
+        atomic_store_explicit(&lp->active, active, memory_order_relaxed);
 }
 
 /*
@@ -220,7 +274,7 @@ static bool arrive(struct loop_port *to, struct loop_rxq *rq, const struct depar
             rq->missed++;
             continue;
         }
-        memcpy(slot_at(to, rq->slots, tail), batch[i].data, length);
+        memcpy(slot_to_write(to, rq->slots, tail), batch[i].data, length);
         rq->meta[tail] = (struct rx_slot){.length = length, .hash = batch[i].hash};
         tail = advance(to, tail, 1);
         room--;
@@ -283,7 +337,8 @@ static uint32_t next_queue(uint64_t active, uint32_t cursor)
  */
 static uint64_t wire_advance(struct loop_port *lp, uint64_t now)
 {
-    uint64_t active = atomic_load_explicit(&lp->active, memory_order_relaxed);
+    const uint64_t before = atomic_load_explicit(&lp->active, memory_order_relaxed);
+    uint64_t active = before;
     if (lp->rated && now > lp->last_ns) {
         /* A caller that read the clock before another one took the lock may bring an older reading. */
         const uint64_t elapsed = now - lp->last_ns;
@@ -318,13 +373,27 @@ static uint64_t wire_advance(struct loop_port *lp, uint64_t now)
     }
     if (count != 0)
         received |= deliver(lp->peer, batch, count);
-    atomic_store_explicit(&lp->active, active, memory_order_relaxed);
+    if (active != before)
+        atomic_store_explicit(&lp->active, active, memory_order_relaxed);
     if (lp->rated) {
         bucket_cap(&lp->packets);
         bucket_cap(&lp->bits);
         lp->backlogged = active != 0;
     }
     return received;
+}
+
+/*
+ * Nanoseconds from the wire's last move until the next waiting frame may leave, UINT64_MAX if none waits;
+ * tx_lock held. Right after wire_advance, that frame is one the buckets did not admit.
+ */
+static uint64_t wire_due(const struct loop_port *lp)
+{
+    const uint64_t active = atomic_load_explicit(&lp->active, memory_order_relaxed);
+    if (!lp->rated || active == 0)
+        return UINT64_MAX;
+    const struct loop_txq *tq = &lp->txq[next_queue(active, lp->cursor)];
+    return max_u64(shortfall(&lp->packets, NS_PER_S), shortfall(&lp->bits, frame_bits(tq->lengths[tq->wire])));
 }
 
 /* Frames that leave at once, from the caller's buffers; the queue has none waiting. tx_lock held. */
@@ -335,9 +404,8 @@ static uint64_t send_through(struct loop_port *lp, struct loop_txq *tq, const xm
     for (uint32_t sent = 0; sent < count;) {
         const uint32_t n = count - sent < WIRE_BATCH ? count - sent : WIRE_BATCH;
         for (uint32_t i = 0; i < n; i++) {
-            const xmit_nic_desc *d = &descs[sent + i];
-            batch[i] = (struct departure){.data = (const uint8_t *)(uintptr_t)d->address, .length = d->length};
-            tq->bytes += d->length;
+            batch[i] = take_frame(lp, &descs[sent + i]);
+            tq->bytes += batch[i].length;
         }
         received |= deliver(lp->peer, batch, n);
         sent += n;
@@ -354,8 +422,9 @@ static void enqueue(struct loop_port *lp, struct loop_txq *tq, const xmit_nic_de
 {
     uint32_t head = tq->head;
     for (uint32_t i = 0; i < count; i++) {
-        memcpy(slot_at(lp, tq->slots, head), (const void *)(uintptr_t)descs[i].address, descs[i].length);
-        tq->lengths[head] = descs[i].length;
+        const struct departure frame = take_frame(lp, &descs[i]);
+        memcpy(slot_to_write(lp, tq->slots, head), frame.data, frame.length);
+        tq->lengths[head] = frame.length;
         head = advance(lp, head, 1);
     }
     tq->head = head;
@@ -377,6 +446,7 @@ static int32_t loop_tx_burst(struct nic_port *port, uint32_t q, const xmit_nic_d
     }
     const uint32_t room = lp->ring - tq->waiting - tq->completed;
     const uint32_t accepted = n < room ? n : room;
+    const bool was_backlogged = lp->backlogged;
     uint64_t received;
     if (!lp->rated && !tq->stalled) {
         received = send_through(lp, tq, descs, accepted);
@@ -385,8 +455,11 @@ static int32_t loop_tx_burst(struct nic_port *port, uint32_t q, const xmit_nic_d
         update_active(lp, q);
         received = wire_advance(lp, now);
     }
+    const bool backlog_began = lp->backlogged && !was_backlogged;
     pthread_mutex_unlock(&port->tx_lock);
     irq_raise(port->peer, received);
+    if (backlog_began)
+        irq_wire_backlogged(port->device);
     return (int32_t)accepted;
 }
 
@@ -409,13 +482,19 @@ static uint32_t loop_rx_burst(struct nic_port *port, uint32_t q, xmit_nic_desc *
 {
     struct loop_port *lp = port->backend;
     struct loop_port *sender = lp->peer;
-    /* Without a rate the sender's wire is never behind: its frames leave in the call that sends them. */
+    /*
+     * Without a rate the sender's wire is never behind: its frames leave in the call that sends them. With
+     * one, a poller does not queue for the sender's lock on every poll: whoever holds it is mostly moving the
+     * wire itself (statistics and RSS calls hold it briefly without), so this poll takes what has arrived
+     * and the next one tries again.
+     */
     if (sender->rated && atomic_load_explicit(&sender->active, memory_order_relaxed) != 0) {
         const uint64_t now = clock_ns();
-        pthread_mutex_lock(&sender->port->tx_lock);
-        const uint64_t received = wire_advance(sender, now);
-        pthread_mutex_unlock(&sender->port->tx_lock);
-        irq_raise(port, received);
+        if (pthread_mutex_trylock(&sender->port->tx_lock) == 0) {
+            const uint64_t received = wire_advance(sender, now);
+            pthread_mutex_unlock(&sender->port->tx_lock);
+            irq_raise(port, received);
+        }
     }
     struct loop_rxq *rq = &lp->rxq[q];
     pthread_mutex_lock(&rq->lock);
@@ -497,6 +576,7 @@ static void loop_fault(struct nic_port *port, uint32_t kind, uint32_t queue, uin
     }
     const uint64_t now = wire_clock(lp);
     pthread_mutex_lock(&port->tx_lock);
+    const bool was_backlogged = lp->backlogged;
     for (uint32_t q = 0; q < lp->tx_queues; q++) {
         if (kind != XMIT_NIC_FAULT_CLEAR && q != queue)
             continue;
@@ -512,12 +592,36 @@ static void loop_fault(struct nic_port *port, uint32_t kind, uint32_t queue, uin
     }
     /* A released queue's frames leave now, not at the next send (without a rate, nothing else would wait). */
     const uint64_t received = wire_advance(lp, now);
+    const bool backlog_began = lp->backlogged && !was_backlogged;
     pthread_mutex_unlock(&port->tx_lock);
     irq_raise(port->peer, received);
+    if (backlog_began)
+        irq_wire_backlogged(port->device);
     if (kind == XMIT_NIC_FAULT_CLEAR) {
         for (uint32_t q = 0; q < lp->rx_queues; q++)
             set_rx_fault(&lp->rxq[q], kind, 0);
     }
+}
+
+/*
+ * A poll that does not wait for the lock: whoever holds it may leave frames waiting, so irq_wait looks
+ * again after WIRE_RETRY_NS.
+ */
+#define WIRE_RETRY_NS NS_PER_MS
+
+static uint64_t loop_wire_poll(struct nic_port *port)
+{
+    struct loop_port *lp = port->backend;
+    if (!lp->rated)
+        return UINT64_MAX;
+    const uint64_t now = clock_ns();
+    if (pthread_mutex_trylock(&port->tx_lock) != 0)
+        return WIRE_RETRY_NS;
+    const uint64_t received = wire_advance(lp, now);
+    const uint64_t due = wire_due(lp);
+    pthread_mutex_unlock(&port->tx_lock);
+    irq_raise(port->peer, received);
+    return due;
 }
 
 static void loop_close(struct nic_device *device)
@@ -526,8 +630,11 @@ static void loop_close(struct nic_device *device)
         struct loop_port *lp = device->port[p].backend;
         if (lp == NULL)
             continue;
-        if (lp->memory != NULL)
+        if (lp->memory != NULL) {
+            /* Whatever maps these addresses next must not inherit the redzones. */
+            ASAN_UNPOISON_MEMORY_REGION(lp->memory, lp->memory_size);
             munmap(lp->memory, lp->memory_size);
+        }
         if (lp->rxq != NULL) {
             for (uint32_t q = 0; q < lp->rx_queues; q++)
                 pthread_mutex_destroy(&lp->rxq[q].lock);
@@ -544,15 +651,17 @@ static void loop_close(struct nic_device *device)
 static int32_t open_port(struct nic_device *device, struct nic_port *port)
 {
     const struct nic_config *c = &device->config;
-    struct loop_port *lp = calloc(1, sizeof *lp);
+    struct loop_port *lp = aligned_alloc(_Alignof(struct loop_port), sizeof *lp);
     if (lp == NULL)
         return -ENOMEM;
+    memset(lp, 0, sizeof *lp);
     port->backend = lp;
     lp->port = port;
     lp->tx_queues = c->tx_queues;
     lp->ring = c->ring;
+    lp->max_frame = c->max_frame;
     /* Whole cache lines per slot: frames never share one, and copies start aligned. */
-    lp->stride = ((size_t)c->max_frame + 63) / 64 * 64;
+    lp->stride = ((size_t)c->max_frame + 63) / 64 * 64 + SLOT_REDZONE;
     lp->txq = calloc(c->tx_queues, sizeof *lp->txq);
     lp->rxq = aligned_alloc(_Alignof(struct loop_rxq), c->rx_queues * sizeof *lp->rxq);
     lp->tx_lengths = calloc((size_t)c->tx_queues * c->ring, sizeof *lp->tx_lengths);
@@ -610,4 +719,5 @@ const struct nic_backend loop_backend = {
     .rx_release = loop_rx_release,
     .stats = loop_stats,
     .fault = loop_fault,
+    .wire_poll = loop_wire_poll,
 };

@@ -156,6 +156,10 @@ XMIT_NIC_API int32_t xmit_nic_open(const char *spec, int64_t *ports_out, uint32_
         pthread_mutex_unlock(&table_lock);
         if (rc == -ENOMEM)
             return report(rc, err, err_len, "out of memory for the device '%.200s'", spec);
+        if (rc == -ENFILE)
+            return report(rc, err, err_len,
+                          "out of file descriptors for the interrupt eventfds and epoll set (the process's "
+                          "or the system's limit)");
         return report(rc, err, err_len, "could not create the interrupt eventfds and epoll set (errno %d)", -rc);
     }
     atomic_store_explicit(&slots[s].device, device, memory_order_relaxed);
@@ -211,6 +215,9 @@ XMIT_NIC_API int32_t xmit_nic_info_get(int64_t handle, xmit_nic_info *out)
  * One pass that only notices whether anything is wrong, so a good burst costs a few instructions per frame; a
  * second pass finds the first bad descriptor and, within it, checks the address before the length and flags.
  * address - 1 >= UINT64_MAX - length holds exactly when the address is 0 or address + length overflows.
+ * A caller changing its descriptors meanwhile may make the second pass find nothing wrong: the burst is still
+ * refused, as the first pass saw it. The backends read each descriptor again and cannot trust this check, so
+ * they re-check what they read (loop.c).
  */
 static int32_t check_descs(const xmit_nic_desc *descs, uint32_t n, uint32_t max_frame, uint64_t *bytes)
 {
@@ -227,7 +234,7 @@ static int32_t check_descs(const xmit_nic_desc *descs, uint32_t n, uint32_t max_
         *bytes = sum;
         return 0;
     }
-    for (uint32_t i = 0;; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         const uint64_t address = descs[i].address;
         const uint32_t length = descs[i].length;
         if (address == 0 || address + length < address)
@@ -235,6 +242,7 @@ static int32_t check_descs(const xmit_nic_desc *descs, uint32_t n, uint32_t max_
         if (length == 0 || length > max_frame || descs[i].flags != 0)
             return -EINVAL;
     }
+    return -EINVAL;
 }
 
 XMIT_NIC_API int32_t xmit_nic_tx_burst(int64_t handle, uint32_t q, const xmit_nic_desc *descs, uint32_t n)

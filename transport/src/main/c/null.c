@@ -108,6 +108,12 @@ static void null_fault(struct nic_port *port, uint32_t kind, uint32_t queue, uin
     }
 }
 
+static uint64_t null_wire_poll(struct nic_port *port)
+{
+    (void)port;
+    return UINT64_MAX; /* no wire: frames complete as they are accepted, and nothing arrives */
+}
+
 static int32_t null_open(struct nic_device *device)
 {
     const uint32_t count = device->config.tx_queues;
@@ -142,4 +148,5 @@ const struct nic_backend null_backend = {
     .rx_release = null_rx_release,
     .stats = null_stats,
     .fault = null_fault,
+    .wire_poll = null_wire_poll,
 };

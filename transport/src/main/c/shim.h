@@ -10,7 +10,8 @@
  *   3. a receive queue's lock (loop.c)       that RX ring, its counters and its faults
  *   3'. a null TX queue's lock (null.c)      that queue's counters and faults; taken alone
  * A loop wire holds its port's tx_lock while it takes the peer's RX queue locks one at a time; rx_burst
- * advances the peer's wire first and takes its own RX queue lock only after releasing the peer's tx_lock.
+ * advances the peer's wire first (if it gets the peer's tx_lock without waiting) and takes its own RX queue
+ * lock only after releasing the peer's tx_lock. irq_wait, too, only tries a tx_lock, never waits for one.
  */
 #ifndef XMIT_SHIM_H
 #define XMIT_SHIM_H
@@ -20,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "xmit_nic.h"
 
@@ -27,6 +29,14 @@ _Static_assert(sizeof(void *) == 8 && sizeof(size_t) == 8, "the shim assumes a 6
 _Static_assert(XMIT_NIC_MAX_QUEUES <= 64, "queue sets are 64-bit masks");
 
 #define NS_PER_S 1000000000ull
+#define NS_PER_MS 1000000ull
+
+static inline uint64_t clock_ns(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * NS_PER_S + (uint64_t)now.tv_nsec;
+}
 
 /* What a spec string asks for. */
 struct nic_config {
@@ -71,25 +81,33 @@ static inline uint32_t rss_queue(const struct nic_rss *rss, uint32_t hash)
 
 struct nic_device;
 
-/* A receive queue's interrupt: its eventfd and whether the consumer asked to be woken. */
+/*
+ * A receive queue's interrupt: its eventfd and whether the consumer asked to be woken. A line of its own:
+ * each queue's consumer arms it, and the wire clears it, without disturbing the queues next to it.
+ */
 struct nic_irq {
-    int fd;
+    _Alignas(64) int fd;
     atomic_uint armed;
 };
 
+/*
+ * Cache-line aligned, so the two ports of a device share no line; the TX lock, written by every send, has
+ * its own, away from the fields every call on the port only reads.
+ */
 struct nic_port {
-    struct nic_device *device;
+    _Alignas(64) struct nic_device *device;
     struct nic_port *peer;  /* the port that receives what this one sends: the other loop port, or itself */
     uint32_t index;
-    pthread_mutex_t tx_lock;
     struct nic_irq *irq;    /* one per RX queue */
     void *backend;          /* the backend's per-port state */
-    struct nic_rss rss;     /* how this port spreads what it receives; changed under peer->tx_lock */
+    _Alignas(64) pthread_mutex_t tx_lock;
+    _Alignas(64) struct nic_rss rss;  /* how this port spreads what it receives; changed under peer->tx_lock */
 };
 
 /*
  * A backend's operations. nic.c has validated the handle, the queue index for the direction, the sizes and
- * the pointers (and every TX descriptor, whose lengths add up to `bytes`) before it calls one.
+ * the pointers (and every TX descriptor, whose lengths add up to `bytes`) before it calls one. The
+ * descriptors are the caller's memory, though: a backend that reads one again must check it again.
  */
 struct nic_backend {
     uint32_t ports;
@@ -103,6 +121,12 @@ struct nic_backend {
     int32_t (*rx_release)(struct nic_port *port, uint32_t q, uint32_t n);
     void (*stats)(struct nic_port *port, uint32_t q, xmit_nic_queue_stats *out);
     void (*fault)(struct nic_port *port, uint32_t kind, uint32_t queue, uint64_t value);
+    /*
+     * irq_wait's turn at the port's wire: moves it if frames wait and no other call holds it, raising the
+     * interrupts of what arrives, and returns the nanoseconds until the next waiting frame may leave
+     * (UINT64_MAX when none waits), so that a receiver asleep in irq_wait still sees a rated wire deliver.
+     */
+    uint64_t (*wire_poll)(struct nic_port *port);
 };
 
 extern const struct nic_backend null_backend;
@@ -114,19 +138,27 @@ struct nic_device {
     uint32_t ports;
     int epoll_fd;
     int shutdown_fd;
+    int wire_fd;          /* in the epoll set: written when a wire gets frames waiting while a wait sleeps */
+    atomic_bool waiting;  /* a thread is in irq_wait, between looking at the wires and waking */
     atomic_bool shut_down;
     struct nic_port port[XMIT_NIC_MAX_PORTS];
 };
 
 /* --- Interrupts (irq.c) --- */
 
-/* Creates the eventfds and the epoll set of an opened device; 0 or a negative errno. */
+/* Creates the eventfds and the epoll set of an opened device; 0 or a negative errno (-ENFILE when out of
+ * file descriptors). */
 int32_t irq_open(struct nic_device *device);
 /* Closes whatever irq_open created, also after a partial irq_open. */
 void irq_close(struct nic_device *device);
 /* Signals each armed queue in `queues` (a mask of the port's RX queues that just received frames) once. */
 void irq_raise(struct nic_port *port, uint64_t queues);
 void irq_arm(struct nic_port *port, uint32_t q, bool armed);
+/*
+ * A wire of the device has just got frames waiting (under its tx_lock, now released): wakes a waiter that
+ * looked at that wire before, so it times its sleep to the frames.
+ */
+void irq_wire_backlogged(struct nic_device *device);
 int32_t irq_wait(struct nic_device *device, uint32_t *out, uint32_t capacity, int32_t timeout_ms);
 void irq_shutdown(struct nic_device *device);
 

@@ -12,6 +12,9 @@
  *   -EFAULT  NULL or misaligned pointer, descriptor address 0, or address + length overflowing
  *   -ENOMEM  allocation failed in open
  *   -EMFILE  too many open devices (XMIT_NIC_MAX_DEVICES)
+ *   -ENFILE  open ran out of file descriptors for the device's eventfds and epoll set: the process's limit
+ *            (RLIMIT_NOFILE) or the system's. Open passes any other error of epoll or eventfd on as it is
+ *            (e.g. -ENOSPC at the epoll watch limit).
  *   -EIO     injected tx_burst failure (XMIT_NIC_FAULT_TX_FAIL_EVERY)
  *   -ECANCELED  xmit_nic_irq_wait woken by xmit_nic_irq_shutdown
  * Arguments are checked in one order, so a call with several bad ones answers predictably: the handle, then
@@ -22,8 +25,9 @@
  * Threads. Every entry point may be called from any thread, and calls on different queues (and tx_burst and
  * tx_reclaim on the same queue) may overlap: the shim serialises what it must (a lock per port's transmit
  * side, one per RX queue). rx_burst/rx_release on one RX queue must come from one thread at a time.
- * xmit_nic_close must not overlap any other call on the same device (the Java side guarantees it); calls
- * after close get -EBADF.
+ * xmit_nic_close racing any other call on the same device is undefined behaviour (that call may still be
+ * using what close frees), and the caller must rule it out; calls that start after close has returned get
+ * -EBADF.
  */
 #ifndef XMIT_NIC_H
 #define XMIT_NIC_H
@@ -54,7 +58,10 @@ extern "C" {
 /*
  * A burst descriptor, 16 bytes, in arrays the caller allocates (8-byte aligned at least).
  * TX: address and length of a frame the caller owns; the shim copies the bytes before tx_burst returns.
- *     flags must be 0 (reserved).
+ *     flags must be 0 (reserved). The caller must leave descriptors and frames alone during the call; one
+ *     that changes them anyway gets garbage frames, never a shim write out of bounds or a read of address 0:
+ *     the shim re-checks each descriptor when it copies the frame and sends one that has turned invalid as
+ *     XMIT_NIC_MIN_FRAME zero bytes (the validation before, done on the same memory, may then have passed).
  * RX: filled by rx_burst; address points into a shim-owned buffer valid until rx_release; flags holds the
  *     frame's 32-bit Toeplitz RSS hash (0 for frames that are not IPv4/IPv6), as a NIC reports it.
  */
@@ -153,9 +160,10 @@ XMIT_NIC_API int32_t xmit_nic_tx_burst(int64_t port, uint32_t q, const xmit_nic_
 XMIT_NIC_API int32_t xmit_nic_tx_reclaim(int64_t port, uint32_t q, xmit_nic_completion *out);
 
 /*
- * Advances the peer's wire, then hands out up to n received frames of RX queue q, oldest first, as
- * descriptors into shim buffers; returns how many (0..n) or a negative errno. Handed-out frames still occupy
- * the ring until xmit_nic_rx_release.
+ * Advances the peer's wire (unless another call is busy with it just then: a poll never waits for the
+ * sender), then hands out up to n received frames of RX queue q, oldest first, as descriptors into shim
+ * buffers; returns how many (0..n) or a negative errno. Handed-out frames still occupy the ring until
+ * xmit_nic_rx_release.
  */
 XMIT_NIC_API int32_t xmit_nic_rx_burst(int64_t port, uint32_t q, xmit_nic_desc *descs, uint32_t n);
 
@@ -191,6 +199,17 @@ XMIT_NIC_API int32_t xmit_nic_rss_reta(int64_t port, const uint32_t *table, uint
  * RX eventfds with epoll, consumes the signals and writes each signalled queue as (port << 16 | queue) into
  * out; returns how many (0 on timeout or EINTR), -ECANCELED once xmit_nic_irq_shutdown has been called, or
  * a negative errno. Only one thread may wait on a device at a time.
+ * A rated loop wire moves only inside calls; so while frames wait on one of the device's wires, the wait
+ * moves it too, waking as each is due (to the millisecond, rounded up), and they arrive and signal even if
+ * no other call is made meanwhile.
+ */
+
+/*
+ * Arms (1) or disarms (0) RX queue q's interrupt. Only frames that arrive after the arming signal, so a
+ * consumer that finds its queue empty must arm it and then poll it once more before it sleeps: a frame that
+ * arrived between its last poll and the arming raises no signal, and only that last poll finds it. If the
+ * last poll finds frames, the consumer goes on polling (the queue stays armed, and the next frame signals,
+ * harmlessly, once).
  */
 XMIT_NIC_API int32_t xmit_nic_rx_arm(int64_t port, uint32_t q, uint32_t armed);
 XMIT_NIC_API int32_t xmit_nic_irq_wait(int64_t port, uint32_t *out, uint32_t capacity, int32_t timeout_ms);

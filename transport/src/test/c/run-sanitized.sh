@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the NIC driver shim together with its C test program under AddressSanitizer and
-# UndefinedBehaviorSanitizer into $1 and runs it; fails on any test failure or sanitizer report
-# (called by the Maven build in the test phase).
+# UndefinedBehaviorSanitizer into $1 and runs it, then builds it again under ThreadSanitizer and runs the
+# groups that start threads; fails on any test failure or sanitizer report (called by the Maven build in
+# the test phase). Where ThreadSanitizer is unavailable, says so and skips only that part.
 set -euo pipefail
 out="${1:?usage: run-sanitized.sh OUTPUT_DIR}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -20,10 +21,37 @@ if [ -z "$cc" ] || ! command -v "$cc" >/dev/null 2>&1; then
 fi
 
 mkdir -p "$out"
-"$cc" -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
-    -fsanitize=address,undefined -fno-sanitize-recover=all \
-    -Wall -Wextra -Werror -Wshadow -Wconversion -Wno-sign-conversion \
-    -I "$src" -o "$out/nic_test" "$src"/*.c "$here/nic_test.c" -lpthread
+build() {
+    local binary="$1" sanitizers="$2"
+    "$cc" -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
+        -fsanitize="$sanitizers" -fno-sanitize-recover=all \
+        -Wall -Wextra -Werror -Wshadow -Wconversion -Wno-sign-conversion \
+        -I "$src" -o "$out/$binary" "$src"/*.c "$here/nic_test.c" -lpthread
+}
+
+# ThreadSanitizer needs its runtime library and a kernel whose memory layout it accepts: a program that
+# does nothing, built and run with it, tells.
+tsan=0
+if printf 'int main(void) { return 0; }\n' | "$cc" -x c -fsanitize=thread -o "$out/tsan_probe" - >/dev/null 2>&1 \
+        && "$out/tsan_probe" >/dev/null 2>&1; then
+    tsan=1
+fi
+
+# The two builds run side by side.
+build nic_test address,undefined &
+asan_build=$!
+if [ "$tsan" -eq 1 ]; then
+    build nic_test_tsan thread &
+    tsan_build=$!
+fi
+if ! wait "$asan_build"; then
+    echo "xmit: the NIC shim's C tests do not compile (AddressSanitizer build)" >&2
+    exit 1
+fi
+if [ "$tsan" -eq 1 ] && ! wait "$tsan_build"; then
+    echo "xmit: the NIC shim's C tests do not compile (ThreadSanitizer build)" >&2
+    exit 1
+fi
 
 # Sanitizer reports abort the program, so a non-zero exit covers them as well as failed checks; the log
 # is also searched in case a report ever ends without one.
@@ -38,5 +66,25 @@ if [ "$status" -ne 0 ]; then
 fi
 if grep -q -E "runtime error:|ERROR: (Address|Leak)Sanitizer" "$log"; then
     echo "xmit: a sanitizer reported a problem in the NIC shim's C tests; see $log" >&2
+    exit 1
+fi
+
+if [ "$tsan" -eq 0 ]; then
+    echo "xmit: ThreadSanitizer is not available with $cc here (no runtime, or the kernel's memory layout);" \
+        "the NIC shim's C tests ran under ASan/UBSan only"
+    exit 0
+fi
+# The groups that start threads; the others are single-threaded and add nothing here.
+log="$out/nic_test_tsan.log"
+status=0
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    "$out/nic_test_tsan" napi napi-rate threads tx-race 2>&1 | sed 's/^nic_test:/nic_test (tsan):/' | tee "$log" \
+    || status=$?
+if [ "$status" -ne 0 ]; then
+    echo "xmit: the NIC shim's C tests failed under ThreadSanitizer (exit $status); see $log" >&2
+    exit 1
+fi
+if grep -q -E "WARNING: ThreadSanitizer|ERROR: ThreadSanitizer" "$log"; then
+    echo "xmit: ThreadSanitizer reported a problem in the NIC shim's C tests; see $log" >&2
     exit 1
 fi
