@@ -47,6 +47,7 @@ public final class PacketPublication implements AutoCloseable
     {
         if (publication.maxPayloadLength() < RingFrameHeader.HEADER_LENGTH + maxFrameLength)
         {
+            publication.close();
             throw new IllegalStateException(
                 "ring stream " + streamId + ": the publication carries at most " + publication.maxPayloadLength() +
                 " bytes unfragmented, less than the header and a " + maxFrameLength + "-byte frame");

@@ -79,8 +79,8 @@ public final class Rings implements AutoCloseable
     {
         if (null == name || !name.matches("[A-Za-z0-9._-]{1,64}"))
         {
-            throw new IllegalArgumentException(
-                "rings name must be 1 to 64 letters, digits, '.', '_' or '-', was " + (null == name ? "null" : "'" + name + "'"));
+            throw new IllegalArgumentException("rings name must be 1 to 64 letters, digits, '.', '_' or '-', was " +
+                (null == name ? "null" : "'" + name + "'"));
         }
         if (null == config)
         {

@@ -34,10 +34,13 @@ class PacketRingTest
     private final RingDoorbell doorbell = new RingDoorbell(() -> { });
     private final UnsafeBuffer source = new UnsafeBuffer(new byte[2048]);
     private final List<Received> received = new ArrayList<>();
-    private final PacketHandler collect = (header, buffer, offset, length) -> received.add(Received.of(header, buffer, offset, length));
+    private final PacketHandler collect =
+        (header, buffer, offset, length) -> received.add(Received.of(header, buffer, offset, length));
 
     /** What the handler saw, the frame as hex so that records compare by content. */
-    record Received(int flowHash, int socketId, int priority, int rxQueue, int flags, long traceId, long enqueueTimeNs, String frame)
+    record Received(
+        int flowHash, int socketId, int priority, int rxQueue, int flags, long traceId, long enqueueTimeNs,
+        String frame)
     {
         static Received of(final RingFrameHeader header, final DirectBuffer buffer, final int offset, final int length)
         {
@@ -49,7 +52,8 @@ class PacketRingTest
     @BeforeEach
     void setUp()
     {
-        rings = Rings.launch("packet-ring-test", RingsConfig.defaults().withMaxFrameLength(1518).withIpcTermLength(TERM_LENGTH));
+        rings = Rings.launch("packet-ring-test",
+            RingsConfig.defaults().withMaxFrameLength(1518).withIpcTermLength(TERM_LENGTH));
         for (int i = 0; i < source.capacity(); i++)
         {
             source.putByte(i, (byte)(i * 7 + 3));
@@ -71,12 +75,14 @@ class PacketRingTest
 
         final long position = publication.send(0x12345678, 42, 6, 3, RingFrameHeader.FLAG_OOO_OKAY, 99L, 123_456_789L,
             source, 5, 60);
-        assertEquals(32 + 32 + 64, position - subscription.position(), "Aeron header, xmit header, 60 bytes aligned to 32");
+        assertEquals(32 + 32 + 64, position - subscription.position(),
+            "Aeron header, xmit header, 60 bytes aligned to 32");
         assertEquals(position, publication.position());
 
         assertEquals(1, pollUntil(subscription, 1));
         final Received frame = received.get(0);
-        assertEquals(new Received(0x12345678, 42, 6, 3, RingFrameHeader.FLAG_OOO_OKAY, 99L, 123_456_789L, frame.frame()), frame);
+        assertEquals(
+            new Received(0x12345678, 42, 6, 3, RingFrameHeader.FLAG_OOO_OKAY, 99L, 123_456_789L, frame.frame()), frame);
         assertEquals(hex(source, 5, 60), frame.frame());
         assertEquals(position, subscription.position());
     }
@@ -295,7 +301,8 @@ class PacketRingTest
         final PacketSubscription subscription = rings.addSubscription(STREAM, doorbell);
         assertEquals(1600, subscription.minBlockLength());
         assertEquals("blockLengthLimit must be at least 1600 (the ring's MTU), was 1599",
-            assertThrows(IllegalArgumentException.class, () -> subscription.blockPoll(block -> { }, 1599)).getMessage());
+            assertThrows(IllegalArgumentException.class,
+                () -> subscription.blockPoll(block -> { }, 1599)).getMessage());
     }
 
     @Test
@@ -324,7 +331,8 @@ class PacketRingTest
         }
         assertSame(boom, thrown);
         assertEquals(1, pollUntil(subscription, 1));
-        assertEquals(65, received.get(0).frame().length() / 2, "the frame that threw was consumed, the next one was not");
+        assertEquals(65, received.get(0).frame().length() / 2,
+            "the frame that threw was consumed, the next one was not");
     }
 
     @Test

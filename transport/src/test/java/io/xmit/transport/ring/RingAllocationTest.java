@@ -42,7 +42,8 @@ class RingAllocationTest
     @BeforeEach
     void setUp()
     {
-        rings = Rings.launch("allocation-test", RingsConfig.defaults().withMaxFrameLength(1518).withIpcTermLength(1024 * 1024));
+        rings = Rings.launch("allocation-test",
+            RingsConfig.defaults().withMaxFrameLength(1518).withIpcTermLength(1024 * 1024));
         publication = rings.addPublication(STREAM, doorbell);
         subscription = rings.addSubscription(STREAM, doorbell);
         claim = publication.newClaim();

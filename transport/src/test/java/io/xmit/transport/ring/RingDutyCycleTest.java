@@ -149,12 +149,16 @@ class RingDutyCycleTest
     }
 
     @Test
-    void stateWordHasItsOwnCacheLines()
+    void stateWordHasItsOwnCacheLines() throws NoSuchFieldException
     {
-        final long state = UnsafeApi.objectFieldOffset(RingDoorbellState.class, "state");
-        final long before = UnsafeApi.objectFieldOffset(RingDoorbellLhsPadding.class, "p127");
-        final long after = UnsafeApi.objectFieldOffset(RingDoorbellRhsPadding.class, "q000");
-        final long wake = UnsafeApi.objectFieldOffset(RingDoorbell.class, "wake");
+        // RingDoorbell ← RhsPadding ← State ← LhsPadding, reached through the class chain.
+        final Class<?> rhsPadding = RingDoorbell.class.getSuperclass();
+        final Class<?> stateClass = rhsPadding.getSuperclass();
+        final Class<?> lhsPadding = stateClass.getSuperclass();
+        final long state = UnsafeApi.objectFieldOffset(stateClass.getDeclaredField("state"));
+        final long before = UnsafeApi.objectFieldOffset(lhsPadding.getDeclaredField("p127"));
+        final long after = UnsafeApi.objectFieldOffset(rhsPadding.getDeclaredField("q000"));
+        final long wake = UnsafeApi.objectFieldOffset(RingDoorbell.class.getDeclaredField("wake"));
         assertTrue(state >= 128, "128 bytes before the state word, at " + state);
         assertTrue(before < state && after > state, "padding on both sides: " + before + " < " + state + " < " + after);
         assertTrue(wake - state >= 128, "128 bytes after the state word, wake at " + wake);

@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RingsTest
 {
-    private static final RingsConfig SMALL = RingsConfig.defaults().withMaxFrameLength(1518).withIpcTermLength(64 * 1024);
+    private static final RingsConfig SMALL =
+        RingsConfig.defaults().withMaxFrameLength(1518).withIpcTermLength(64 * 1024);
 
     @Test
     void closeRemovesTheDirectoryAndIsIdempotent()

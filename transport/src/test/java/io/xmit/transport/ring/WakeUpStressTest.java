@@ -92,12 +92,12 @@ class WakeUpStressTest
     {
         String describe()
         {
-            return String.format("%s seed=0x%X: %,d of %,d frames consumed, %,d checkpoints in %,d ms; stranded at %d " +
-                "checkpoints (%d frames), %d deadlocks; lost %d, duplicated %d, corrupt %d; consumer idled %,d times, " +
-                "re-poll found work %,d times, %,d wakes, %d Polls in flight at once; producers back-pressured %,d " +
-                "times, %,d ADMIN_ACTIONs", name, seed, consumed, frames, checkpoints, elapsedMs, stranded,
-                strandedFrames, deadlocks, lost, duplicated, corrupt, idles, repollHits, wakes, pollsInFlightViolations,
-                backPressured, adminActions);
+            return String.format("%s seed=0x%X: %,d of %,d frames consumed, %,d checkpoints in %,d ms; " +
+                "stranded at %d checkpoints (%d frames), %d deadlocks; lost %d, duplicated %d, corrupt %d; " +
+                "consumer idled %,d times, re-poll found work %,d times, %,d wakes, %d Polls in flight at once; " +
+                "producers back-pressured %,d times, %,d ADMIN_ACTIONs",
+                name, seed, consumed, frames, checkpoints, elapsedMs, stranded, strandedFrames, deadlocks, lost,
+                duplicated, corrupt, idles, repollHits, wakes, pollsInFlightViolations, backPressured, adminActions);
         }
 
         void assertClean()
