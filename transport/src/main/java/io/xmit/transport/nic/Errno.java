@@ -14,6 +14,7 @@ public final class Errno
     public static final int ENOMEM = 12;
     public static final int EFAULT = 14;
     public static final int EINVAL = 22;
+    public static final int ENFILE = 23;
     public static final int EMFILE = 24;
     public static final int ECANCELED = 125;
 
@@ -37,6 +38,7 @@ public final class Errno
             case ENOMEM -> "ENOMEM (out of memory)";
             case EFAULT -> "EFAULT (bad pointer or address)";
             case EINVAL -> "EINVAL (invalid argument)";
+            case ENFILE -> "ENFILE (out of file descriptors for the device's eventfds and epoll)";
             case EMFILE -> "EMFILE (too many open devices)";
             case ECANCELED -> "ECANCELED (interrupt wait shut down)";
             default -> "errno " + Math.abs(errno);

@@ -2,7 +2,6 @@ package io.xmit.transport.nic;
 
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -247,18 +246,18 @@ public record NicSpec(Backend backend, int txQueues, int rxQueues, int ringSize,
             {
                 digits++;
             }
-            final String unit = term.substring(digits).toLowerCase(Locale.ROOT);
+            final String unit = term.substring(digits);
             final long scale;
             final int slot;
             switch (unit)
             {
                 case "", "pps" -> { scale = 1; slot = 0; }
                 case "kpps" -> { scale = 1_000; slot = 0; }
-                case "mpps" -> { scale = 1_000_000; slot = 0; }
+                case "Mpps" -> { scale = 1_000_000; slot = 0; }
                 case "bps" -> { scale = 1; slot = 1; }
                 case "kbit" -> { scale = 1_000; slot = 1; }
-                case "mbit" -> { scale = 1_000_000; slot = 1; }
-                case "gbit" -> { scale = 1_000_000_000; slot = 1; }
+                case "Mbit" -> { scale = 1_000_000; slot = 1; }
+                case "Gbit" -> { scale = 1_000_000_000; slot = 1; }
                 default -> throw new IllegalArgumentException("device spec '" + spec + "': rate=" + value +
                     " has unit '" + term.substring(digits) + "'; allowed " + RATE_FORMS);
             }

@@ -56,6 +56,9 @@ class NicSpecTest
         assertRefused("loop:rate=5furlongs", "device spec 'loop:rate=5furlongs': rate=5furlongs has unit " +
             "'furlongs'; allowed 0, or one or two terms joined by '+', each a number with unit pps, kpps, Mpps, " +
             "bps, kbit, Mbit or Gbit (e.g. 1Mpps+1Gbit)");
+        assertRefused("loop:rate=5mpps", "device spec 'loop:rate=5mpps': rate=5mpps has unit 'mpps'; allowed 0, or " +
+            "one or two terms joined by '+', each a number with unit pps, kpps, Mpps, bps, kbit, Mbit or Gbit " +
+            "(e.g. 1Mpps+1Gbit)");
         assertRefused("loop:rate=Mpps", "device spec 'loop:rate=Mpps': rate=Mpps needs a number of 1 to 12 digits " +
             "in 'Mpps'; allowed 0, or one or two terms joined by '+', each a number with unit pps, kpps, Mpps, " +
             "bps, kbit, Mbit or Gbit (e.g. 1Mpps+1Gbit)");

@@ -1,5 +1,7 @@
 package io.xmit.transport.ring;
 
+import io.xmit.pipeline.AllocationMeter;
+
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
