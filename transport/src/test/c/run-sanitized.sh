@@ -8,17 +8,7 @@ out="${1:?usage: run-sanitized.sh OUTPUT_DIR}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 src="$(cd "$here/../../main/c" && pwd)"
 
-cc="${CC:-}"
-if [ -z "$cc" ]; then
-    for candidate in cc gcc clang; do
-        if command -v "$candidate" >/dev/null 2>&1; then cc="$candidate"; break; fi
-    done
-fi
-if [ -z "$cc" ] || ! command -v "$cc" >/dev/null 2>&1; then
-    echo "xmit: no C compiler found (tried \$CC, cc, gcc, clang); the NIC driver shim in $src needs one." >&2
-    echo "xmit: install one, e.g. 'apt-get install gcc libc6-dev' on Debian, or set CC." >&2
-    exit 1
-fi
+. "$src/find-cc.sh"
 
 mkdir -p "$out"
 build() {

@@ -104,20 +104,7 @@ class PacketTransferTest
         for (long seq = 0; seq < FRAMES_PER_PRODUCER && null == failure.get(); )
         {
             final int length = TestFrames.length(id, seq, LENGTH_SPREAD, JUMBO);
-            final long result;
-            if (inPlace)
-            {
-                result = publication.tryClaim(length, claim);
-                if (result > 0)
-                {
-                    TestFrames.writeClaim(claim, id, seq);
-                    claim.commit();
-                }
-            }
-            else
-            {
-                result = TestFrames.send(publication, scratch, id, seq, length);
-            }
+            final long result = TestFrames.offer(publication, inPlace, claim, scratch, id, seq, length);
 
             if (result > 0)
             {

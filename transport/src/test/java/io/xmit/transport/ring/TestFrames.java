@@ -49,6 +49,29 @@ final class TestFrames
     }
 
     /** Sends a frame written into {@code scratch} with {@link PacketPublication#send}. */
+    /** Sends frame {@code seq} of {@code producer} once, in place through {@code claim} or by copy from {@code scratch}. */
+    static long offer(
+        final PacketPublication publication,
+        final boolean inPlace,
+        final PacketClaim claim,
+        final MutableDirectBuffer scratch,
+        final int producer,
+        final long seq,
+        final int length)
+    {
+        if (!inPlace)
+        {
+            return send(publication, scratch, producer, seq, length);
+        }
+        final long result = publication.tryClaim(length, claim);
+        if (result > 0)
+        {
+            writeClaim(claim, producer, seq);
+            claim.commit();
+        }
+        return result;
+    }
+
     static long send(
         final PacketPublication publication,
         final MutableDirectBuffer scratch,

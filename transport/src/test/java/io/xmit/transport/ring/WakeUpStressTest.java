@@ -349,20 +349,7 @@ class WakeUpStressTest
             final int length = TestFrames.length(id, seq, LENGTH_SPREAD, JUMBO);
             while (!stop)
             {
-                final long result;
-                if (inPlace)
-                {
-                    result = publication.tryClaim(length, claim);
-                    if (result > 0)
-                    {
-                        TestFrames.writeClaim(claim, id, seq);
-                        claim.commit();
-                    }
-                }
-                else
-                {
-                    result = TestFrames.send(publication, scratch, id, seq, length);
-                }
+                final long result = TestFrames.offer(publication, inPlace, claim, scratch, id, seq, length);
                 if (result > 0)
                 {
                     return true;
