@@ -1,5 +1,7 @@
 package io.xmit.pipeline.frame;
 
+import org.agrona.MutableDirectBuffer;
+
 import java.nio.ByteOrder;
 
 /**
@@ -128,6 +130,30 @@ public final class RingFrameHeader extends Flyweight<RingFrameHeader>
     public RingFrameHeader enqueueTimeNs(final long enqueueTimeNs)
     {
         mutableBuffer.putLong(offset + ENQUEUE_TIME_NS_OFFSET, enqueueTimeNs, ORDER);
+        return this;
+    }
+
+    /**
+     * Writes all seven fields in four 8-byte stores, the same bytes as the seven setters: the producers' hot path.
+     * Each setter is a bounds-checked store that reloads the flyweight's buffer and offset, as the store before it
+     * may have changed them; seven of them measurably slowed the 2-producer ring (see {@code RingBenchmark}).
+     */
+    public RingFrameHeader put(
+        final int flowHash,
+        final int socketId,
+        final int priority,
+        final int rxQueue,
+        final int flags,
+        final long traceId,
+        final long enqueueTimeNs)
+    {
+        final MutableDirectBuffer buffer = mutableBuffer;
+        final int offset = this.offset;
+        buffer.putLong(offset + FLOW_HASH_OFFSET, (flowHash & 0xFFFF_FFFFL) | ((long)socketId << 32), ORDER);
+        buffer.putLong(offset + PRIORITY_OFFSET,
+            (priority & 0xFFFFL) | ((rxQueue & 0xFFFFL) << 16) | ((long)flags << 32), ORDER);
+        buffer.putLong(offset + TRACE_ID_OFFSET, traceId, ORDER);
+        buffer.putLong(offset + ENQUEUE_TIME_NS_OFFSET, enqueueTimeNs, ORDER);
         return this;
     }
 }

@@ -44,6 +44,31 @@ class RingFrameHeaderTest
     }
 
     @Test
+    void putWritesTheSameBytesAsTheSetters()
+    {
+        final int[][] ints = {
+            {0x0102_0304, 0x1112_1314, 15, RingFrameHeader.NO_RX_QUEUE, RingFrameHeader.FLAG_TRACED},
+            {-1, -2, 0xFFFF, Short.MAX_VALUE, -1},
+            {0, 0, 0, 0, 0},
+            {Integer.MIN_VALUE, Integer.MAX_VALUE, 0x1_0007, -0x1_0002, RingFrameHeader.FLAG_OOO_OKAY},
+        };
+        for (final int[] f : ints)
+        {
+            final UnsafeBuffer bySetters = new UnsafeBuffer(new byte[8 + RingFrameHeader.HEADER_LENGTH]);
+            final UnsafeBuffer byPut = new UnsafeBuffer(new byte[8 + RingFrameHeader.HEADER_LENGTH]);
+            bySetters.setMemory(0, bySetters.capacity(), (byte)0x5A);
+            byPut.setMemory(0, byPut.capacity(), (byte)0x5A);
+
+            new RingFrameHeader().wrap(bySetters, 8)
+                .flowHash(f[0]).socketId(f[1]).priority(f[2]).rxQueue(f[3]).flags(f[4])
+                .traceId(0x2122_2324_2526_2728L).enqueueTimeNs(-3L);
+            new RingFrameHeader().wrap(byPut, 8).put(f[0], f[1], f[2], f[3], f[4], 0x2122_2324_2526_2728L, -3L);
+
+            assertArrayEquals(bySetters.byteArray(), byPut.byteArray());
+        }
+    }
+
+    @Test
     void keepsFlagsIndependentAndRxQueueSigned()
     {
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[RingFrameHeader.HEADER_LENGTH]);

@@ -74,14 +74,7 @@ public final class PacketClaim
         final long traceId,
         final long enqueueTimeNs)
     {
-        header
-            .flowHash(flowHash)
-            .socketId(socketId)
-            .priority(priority)
-            .rxQueue(rxQueue)
-            .flags(flags)
-            .traceId(traceId)
-            .enqueueTimeNs(enqueueTimeNs);
+        header.put(flowHash, socketId, priority, rxQueue, flags, traceId, enqueueTimeNs);
     }
 
     /** The buffer the frame is written into: the ring's term buffer, valid until commit or abort. */
