@@ -7,19 +7,26 @@ import io.aeron.driver.ThreadingMode;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
 import org.agrona.IoUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.File;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The Aeron IPC rings of one pipeline: an embedded media driver in a directory of its own and one Aeron client, from
  * which the pipeline adds {@link PacketPublication}s and {@link PacketSubscription}s, one Aeron stream per ring.
  * <p>
  * The directory is {@code <base>/xmit-<pid>-<n>-<name>}, unique per {@code Rings} in this process; it is cleared
- * when the driver starts and removed on {@link #close()}. A process that dies without closing leaves it behind
- * (the pid in its name keeps it from being reused).
+ * when the driver starts and removed on {@link #close()}. A process that dies without closing leaves it behind,
+ * with its term buffers (hundreds of MiB of memory on a tmpfs): the next launch under the same base removes every
+ * {@code xmit-<pid>-...} directory whose process is gone.
  * <p>
  * Close only after the pipeline's producers and consumers have stopped: closing unmaps the rings under them.
  */
@@ -28,7 +35,9 @@ public final class Rings implements AutoCloseable
     /** The channel every ring uses; term length and MTU come from {@link RingsConfig}. */
     public static final String CHANNEL = "aeron:ipc";
 
+    private static final Logger LOG = LoggerFactory.getLogger(Rings.class);
     private static final AtomicInteger INSTANCES = new AtomicInteger();
+    private static final Pattern LEFT_BEHIND = Pattern.compile("xmit-(\\d{1,10})-\\d+-[A-Za-z0-9._-]{1,64}");
 
     /** Hands a ring handler's exception back to the caller of the poll instead of printing it. */
     private static final ErrorHandler RETHROW = throwable ->
@@ -94,6 +103,7 @@ public final class Rings implements AutoCloseable
                 "directory; Aeron IPC needs a memory-backed file system such as /dev/shm (RingsConfig.directoryBase)");
         }
 
+        removeDirectoriesOfDeadProcesses(base);
         final Path directory = base.resolve(
             "xmit-" + ProcessHandle.current().pid() + "-" + INSTANCES.incrementAndGet() + "-" + name);
         final MediaDriver driver;
@@ -258,6 +268,30 @@ public final class Rings implements AutoCloseable
             }
         }
         return context;
+    }
+
+    /** Removes {@code xmit-<pid>-<n>-<name>} directories left under {@code base} by processes no longer running. */
+    static void removeDirectoriesOfDeadProcesses(final Path base)
+    {
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(base, "xmit-*"))
+        {
+            for (final Path entry : entries)
+            {
+                final Matcher matcher = LEFT_BEHIND.matcher(entry.getFileName().toString());
+                if (matcher.matches() && Files.isDirectory(entry) &&
+                    ProcessHandle.of(Long.parseLong(matcher.group(1))).isEmpty())
+                {
+                    LOG.info("removing Aeron directory {}: process {} that left it is gone", entry, matcher.group(1));
+                    deleteDirectory(entry);
+                }
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            // Only housekeeping: a directory that cannot be listed or removed does not stop a launch.
+            LOG.warn("could not remove Aeron directories left under {} by processes that are gone: {}", base,
+                ex.toString());
+        }
     }
 
     private static void deleteDirectory(final Path directory)

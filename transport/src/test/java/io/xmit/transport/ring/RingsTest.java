@@ -83,6 +83,24 @@ class RingsTest
     }
 
     @Test
+    void aLaunchRemovesDirectoriesLeftByDeadProcessesOnly(@TempDir final Path base) throws Exception
+    {
+        final Process exited = new ProcessBuilder("true").start();
+        exited.waitFor();
+        final Path dead = Files.createDirectories(base.resolve("xmit-" + exited.pid() + "-3-crashed"));
+        Files.writeString(dead.resolve("cnc.dat"), "left behind");
+        final Path live = Files.createDirectories(base.resolve("xmit-" + ProcessHandle.current().pid() + "-999-other"));
+        final Path unrelated = Files.createDirectories(base.resolve("xmit-notes"));
+        try (Rings rings = Rings.launch("fresh", SMALL.withDirectoryBase(base)))
+        {
+            assertTrue(Files.isDirectory(rings.directory()));
+        }
+        assertFalse(Files.exists(dead), "the dead process's directory is removed");
+        assertTrue(Files.isDirectory(live), "a running process's directory stays");
+        assertTrue(Files.isDirectory(unrelated), "a directory not named like ours stays");
+    }
+
+    @Test
     void missingDirectoryBaseIsAClearError(@TempDir final Path temp)
     {
         final Path missing = temp.resolve("no-such-dir");
