@@ -93,9 +93,17 @@ public final class NicDevice implements AutoCloseable
                 handles.length);
         }
         final NicPort[] ports = new NicPort[opened];
-        for (int i = 0; i < opened; i++)
+        try
         {
-            ports[i] = new NicPort(handles[i], i, spec.txQueues(), spec.rxQueues(), spec.ringSize(), spec.maxFrame());
+            for (int i = 0; i < opened; i++)
+            {
+                ports[i] = NicPort.of(handles[i]);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            closeHandle(handles[0]);
+            throw ex;
         }
         return new NicDevice(spec, List.of(ports));
     }

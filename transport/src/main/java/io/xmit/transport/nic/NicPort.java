@@ -17,6 +17,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 final class NicPort implements NicDriver
 {
+    private static final int INFO_LENGTH = 8 * Integer.BYTES + 2 * Long.BYTES;
+
     private final long handle;
     private final int port;
     private final int txQueues;
@@ -24,7 +26,7 @@ final class NicPort implements NicDriver
     private final int ringSize;
     private final int maxFrame;
 
-    NicPort(final long handle, final int port, final int txQueues, final int rxQueues, final int ringSize,
+    private NicPort(final long handle, final int port, final int txQueues, final int rxQueues, final int ringSize,
         final int maxFrame)
     {
         this.handle = handle;
@@ -33,6 +35,29 @@ final class NicPort implements NicDriver
         this.rxQueues = rxQueues;
         this.ringSize = ringSize;
         this.maxFrame = maxFrame;
+    }
+
+    /**
+     * The port behind {@code handle}, with its queue counts, ring size and largest frame as the shim reports them
+     * ({@code xmit_nic_info}: abi, backend, ports, port, tx, rx, ring, max frame as u32, then the rates).
+     */
+    static NicPort of(final long handle)
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment info = arena.allocate(INFO_LENGTH, 8);
+            check((int)NativeShim.INFO.invokeExact(handle, info), "to describe port handle " + handle);
+            return new NicPort(handle, info.get(JAVA_INT, 12), info.get(JAVA_INT, 16), info.get(JAVA_INT, 20),
+                info.get(JAVA_INT, 24), info.get(JAVA_INT, 28));
+        }
+        catch (final NicException ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw downcallFailed("xmit_nic_info_get", ex);
+        }
     }
 
     long handle()
