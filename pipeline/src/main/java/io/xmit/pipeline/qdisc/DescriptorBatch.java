@@ -37,6 +37,7 @@ public final class DescriptorBatch
     private final UnsafeBuffer descriptors;
     private final int[] priorities;
     private final int[] slots;
+    private final int[] tags;
     private int size;
     private int ownedCount;
     private Qdisc owner;
@@ -54,6 +55,7 @@ public final class DescriptorBatch
         descriptors = new UnsafeBuffer(BufferUtil.allocateDirectAligned(capacity * DESCRIPTOR_LENGTH, ALIGNMENT));
         priorities = new int[capacity];
         slots = new int[capacity];
+        tags = new int[capacity];
     }
 
     /** The native address of descriptor 0; descriptor i is at {@code + i * DESCRIPTOR_LENGTH}. */
@@ -108,6 +110,12 @@ public final class DescriptorBatch
         return slots[index];
     }
 
+    /** The caller's tag of the packet (xmit: the sending socket's id), carried through the qdisc. */
+    public int tag(final int index)
+    {
+        return tags[index];
+    }
+
     public boolean isExternal(final int index)
     {
         return EXTERNAL == slots[index];
@@ -132,11 +140,21 @@ public final class DescriptorBatch
      */
     public boolean addExternal(final long address, final int length, final int priority)
     {
+        return addExternal(address, length, priority, 0);
+    }
+
+    /**
+     * {@link #addExternal(long, int, int)} with a tag that stays with the packet if it is requeued.
+     *
+     * @return false if the batch is full.
+     */
+    public boolean addExternal(final long address, final int length, final int priority, final int tag)
+    {
         if (size == capacity)
         {
             return false;
         }
-        put(address, length, priority, EXTERNAL);
+        put(address, length, priority, EXTERNAL, tag);
         return true;
     }
 
@@ -156,11 +174,12 @@ public final class DescriptorBatch
         return owner;
     }
 
-    void addOwned(final Qdisc qdisc, final long address, final int length, final int priority, final int slot)
+    void addOwned(
+        final Qdisc qdisc, final long address, final int length, final int priority, final int slot, final int tag)
     {
         owner = qdisc;
         ownedCount++;
-        put(address, length, priority, slot);
+        put(address, length, priority, slot, tag);
     }
 
     void completed()
@@ -170,7 +189,7 @@ public final class DescriptorBatch
         owner = null;
     }
 
-    private void put(final long address, final int length, final int priority, final int slot)
+    private void put(final long address, final int length, final int priority, final int slot, final int tag)
     {
         final int at = size * DESCRIPTOR_LENGTH;
         descriptors.putLong(at + ADDRESS_OFFSET, address);
@@ -178,6 +197,7 @@ public final class DescriptorBatch
         descriptors.putInt(at + FLAGS_OFFSET, 0);
         priorities[size] = priority;
         slots[size] = slot;
+        tags[size] = tag;
         size++;
     }
 }

@@ -47,6 +47,7 @@ public final class PfifoFast implements Qdisc
 
     private final int[] slotLength;
     private final int[] slotPriority;
+    private final int[] slotTag;
     private final int[] freeSlots;
     private int freeCount;
 
@@ -106,6 +107,7 @@ public final class PfifoFast implements Qdisc
 
         slotLength = new int[slotCount];
         slotPriority = new int[slotCount];
+        slotTag = new int[slotCount];
         freeSlots = new int[slotCount];
 
         final int bandCapacity = powerOfTwoAtLeast(bandLimit);
@@ -157,6 +159,12 @@ public final class PfifoFast implements Qdisc
     @Override
     public int enqueue(final DirectBuffer src, final int offset, final int length, final int priority)
     {
+        return enqueue(src, offset, length, priority, 0);
+    }
+
+    @Override
+    public int enqueue(final DirectBuffer src, final int offset, final int length, final int priority, final int tag)
+    {
         if (!fitsSlot(length))
         {
             stats.oversize++;
@@ -170,7 +178,7 @@ public final class PfifoFast implements Qdisc
             return NET_XMIT_DROP;
         }
 
-        final int slot = copyIntoSlot(src, offset, length, priority);
+        final int slot = copyIntoSlot(src, offset, length, priority, tag);
         bandRings[ringIndex(band, bandHead[band] + bandCount[band])] = slot;
         bandCount[band]++;
         stats.qlen++;
@@ -279,7 +287,7 @@ public final class PfifoFast implements Qdisc
                     continue;
                 }
                 externalView.wrap(batch.address(i), length);
-                slot = copyIntoSlot(externalView, 0, length, batch.priority(i));
+                slot = copyIntoSlot(externalView, 0, length, batch.priority(i), batch.tag(i));
             }
             requeueAt(0, slot);
             requeued++;
@@ -296,6 +304,12 @@ public final class PfifoFast implements Qdisc
     @Override
     public int requeue(final DirectBuffer src, final int offset, final int length, final int priority)
     {
+        return requeue(src, offset, length, priority, 0);
+    }
+
+    @Override
+    public int requeue(final DirectBuffer src, final int offset, final int length, final int priority, final int tag)
+    {
         // A packet requeued here left through the bypass, which counts bstats as it goes (§4.10).
         countBypassed(length);
         if (!fitsSlot(length))
@@ -309,7 +323,7 @@ public final class PfifoFast implements Qdisc
             stats.drops++;
             return NET_XMIT_DROP;
         }
-        requeueAt(requeueRun, copyIntoSlot(src, offset, length, priority));
+        requeueAt(requeueRun, copyIntoSlot(src, offset, length, priority, tag));
         requeueRun++;
         return NET_XMIT_SUCCESS;
     }
@@ -397,7 +411,7 @@ public final class PfifoFast implements Qdisc
         final int length = slotLength[slot];
         stats.qlen--;
         stats.backlog -= length;
-        batch.addOwned(this, baseAddress + (long)slot * slotStride, length, slotPriority[slot], slot);
+        batch.addOwned(this, baseAddress + (long)slot * slotStride, length, slotPriority[slot], slot, slotTag[slot]);
         return length;
     }
 
@@ -428,7 +442,8 @@ public final class PfifoFast implements Qdisc
         stats.backlog += slotLength[slot];
     }
 
-    private int copyIntoSlot(final DirectBuffer src, final int offset, final int length, final int priority)
+    private int copyIntoSlot(
+        final DirectBuffer src, final int offset, final int length, final int priority, final int tag)
     {
         // Check the source before taking a slot, so a bad source leaves the free list whole.
         src.boundsCheck(offset, length);
@@ -436,6 +451,7 @@ public final class PfifoFast implements Qdisc
         storage.putBytes(slot * slotStride, src, offset, length);
         slotLength[slot] = length;
         slotPriority[slot] = priority;
+        slotTag[slot] = tag;
         return slot;
     }
 

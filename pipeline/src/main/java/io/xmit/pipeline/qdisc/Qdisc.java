@@ -21,6 +21,12 @@ public interface Qdisc
     int enqueue(DirectBuffer src, int offset, int length, int priority);
 
     /**
+     * {@link #enqueue(DirectBuffer, int, int, int)} with a tag (xmit: the sending socket's id) that the packet's
+     * descriptor carries when it is dequeued ({@link DescriptorBatch#tag(int)}).
+     */
+    int enqueue(DirectBuffer src, int offset, int length, int priority, int tag);
+
+    /**
      * try_bulk_dequeue_skb (§6.1): append up to {@code maxPackets} packets to {@code batch}, the first one always
      * (if any), more only while the remaining {@code byteBudget} (BQL avail) stays positive.
      *
@@ -48,6 +54,9 @@ public interface Qdisc
      * @throws IndexOutOfBoundsException if the bytes lie outside {@code src}; nothing is changed then.
      */
     int requeue(DirectBuffer src, int offset, int length, int priority);
+
+    /** {@link #requeue(DirectBuffer, int, int, int)} with the packet's tag. */
+    int requeue(DirectBuffer src, int offset, int length, int priority, int tag);
 
     /** The length of the packet the next dequeue returns, or -1 when empty. */
     int peekLength();

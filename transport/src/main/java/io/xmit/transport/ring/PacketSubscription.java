@@ -4,6 +4,7 @@ import io.aeron.Aeron;
 import io.aeron.Image;
 import io.aeron.Subscription;
 import io.aeron.logbuffer.BlockHandler;
+import io.aeron.logbuffer.ControlledFragmentHandler;
 import io.aeron.logbuffer.FragmentHandler;
 import io.aeron.logbuffer.Header;
 import io.xmit.pipeline.frame.RingFrameHeader;
@@ -13,8 +14,8 @@ import org.agrona.DirectBuffer;
 import java.util.List;
 
 /**
- * The consumer's side of one ring: polls frames one by one ({@link #poll}) or hands over runs of them at once
- * ({@link #blockPoll}), with no allocation. Single consumer thread: not thread-safe.
+ * The consumer's side of one ring: polls frames one by one ({@link #poll}), hands over runs of them at once
+ * ({@link #blockPoll}), or shows them in place before consuming them ({@link #peek}), with no allocation. Single consumer thread: not thread-safe.
  * <p>
  * All the ring's publications in one {@link Rings} share one Aeron session, so the subscription sees one image and
  * one ordered stream. A handler that throws gets its exception back out of the poll; the frame (for a block poll:
@@ -32,8 +33,13 @@ public final class PacketSubscription implements AutoCloseable
     private final PacketBlock block = new PacketBlock();
     private final FragmentHandler fragmentAdapter = this::onFragment;
     private final BlockHandler blockAdapter = this::onBlock;
+    private final ControlledFragmentHandler peekAdapter = this::onPeekedFragment;
     private PacketHandler packetHandler;
     private PacketBlockHandler blockHandler;
+    private PacketPeekHandler peekHandler;
+    private Image peekImage;
+    private long peekEnd;
+    private int peekCount;
 
     PacketSubscription(final Subscription subscription, final int streamId, final int mtuLength)
     {
@@ -73,6 +79,40 @@ public final class PacketSubscription implements AutoCloseable
         }
         blockHandler = handler;
         return subscription.blockPoll(blockAdapter, blockLengthLimit);
+    }
+
+    /**
+     * Hands the frames from the consumer's position on to {@code handler} without consuming them, until the handler
+     * ends the peek, a frame is not yet committed, or the term ends. The frames' bytes stay in place and unchanged until
+     * {@link #consumePeeked()} (Aeron may clean a term behind the consumer's position, never ahead of it), so a
+     * consumer can point a native driver at them and copy out only what the driver did not take.
+     *
+     * @return the number of frames taken into the peek; 0 if the ring was empty or the first frame was left.
+     */
+    public int peek(final PacketPeekHandler handler)
+    {
+        final Image image = firstImage();
+        peekImage = image;
+        peekCount = 0;
+        if (null == image)
+        {
+            return 0;
+        }
+        peekHandler = handler;
+        final long position = image.position();
+        peekEnd = image.controlledPeek(position, peekAdapter, position + image.termBufferLength());
+        return peekCount;
+    }
+
+    /** Consumes what the last {@link #peek} handed over (padding included). A no-op after an empty peek. */
+    public void consumePeeked()
+    {
+        final Image image = peekImage;
+        if (null != image && peekEnd > image.position())
+        {
+            image.position(peekEnd);
+        }
+        peekImage = null;
     }
 
     /** The smallest block length limit: the longest message (the ring's MTU). */
@@ -134,15 +174,36 @@ public final class PacketSubscription implements AutoCloseable
 
     private void onFragment(final DirectBuffer buffer, final int offset, final int length, final Header aeronHeader)
     {
+        checkLength(length, aeronHeader);
+        header.wrap(buffer, offset);
+        packetHandler.onPacket(header, buffer, offset + RingFrameHeader.HEADER_LENGTH,
+            length - RingFrameHeader.HEADER_LENGTH);
+    }
+
+    private ControlledFragmentHandler.Action onPeekedFragment(
+        final DirectBuffer buffer, final int offset, final int length, final Header aeronHeader)
+    {
+        checkLength(length, aeronHeader);
+        header.wrap(buffer, offset);
+        final int action = peekHandler.onPacket(header, buffer, offset + RingFrameHeader.HEADER_LENGTH,
+            length - RingFrameHeader.HEADER_LENGTH);
+        if (PacketPeekHandler.ABORT == action)
+        {
+            return ControlledFragmentHandler.Action.ABORT;
+        }
+        peekCount++;
+        return PacketPeekHandler.BREAK == action ?
+            ControlledFragmentHandler.Action.BREAK : ControlledFragmentHandler.Action.CONTINUE;
+    }
+
+    private void checkLength(final int length, final Header aeronHeader)
+    {
         if (length < RingFrameHeader.HEADER_LENGTH)
         {
             throw new IllegalStateException(
                 "ring stream " + streamId + ": a " + length + "-byte message at position " + aeronHeader.position() +
                 " is shorter than the xmit header; only PacketPublication may write to an xmit ring");
         }
-        header.wrap(buffer, offset);
-        packetHandler.onPacket(header, buffer, offset + RingFrameHeader.HEADER_LENGTH,
-            length - RingFrameHeader.HEADER_LENGTH);
     }
 
     private void onBlock(

@@ -143,13 +143,27 @@ public final class Rings implements AutoCloseable
      */
     public PacketPublication addPublication(final int streamId, final RingDoorbell doorbell)
     {
+        return addPublication(streamId, doorbell, config.ipcTermLength());
+    }
+
+    /**
+     * {@link #addPublication(int, RingDoorbell)} for a ring with its own term length (so small rings, such as a
+     * socket's, do not take the default's shared memory). Every publication of one ring must ask for the same length.
+     *
+     * @throws IllegalArgumentException if {@code termLength} is not a power of two in
+     *                                  {@link RingsConfig#MIN_IPC_TERM_LENGTH}..{@link RingsConfig#MAX_IPC_TERM_LENGTH},
+     *                                  or too short for the longest frame.
+     */
+    public PacketPublication addPublication(final int streamId, final RingDoorbell doorbell, final int termLength)
+    {
         if (null == doorbell)
         {
             throw new IllegalArgumentException("doorbell must not be null");
         }
+        RingsConfig.checkTermLength(termLength, config.maxFrameLength());
         checkOpen();
-        return new PacketPublication(aeron.addPublication(CHANNEL, streamId), doorbell, streamId,
-            config.maxFrameLength());
+        return new PacketPublication(aeron.addPublication(CHANNEL + "?term-length=" + termLength, streamId),
+            doorbell, streamId, config.maxFrameLength());
     }
 
     /**

@@ -67,18 +67,33 @@ public record RingsConfig(
         {
             throw new IllegalArgumentException("idleStrategy must not be null");
         }
+        if (maxFrameLength < MIN_FRAME_LENGTH || maxFrameLength > MAX_MTU_LENGTH - HEADERS_LENGTH)
+        {
+            throw new IllegalArgumentException(
+                "maxFrameLength must be from " + MIN_FRAME_LENGTH + " to " + (MAX_MTU_LENGTH - HEADERS_LENGTH) +
+                " bytes, was " + maxFrameLength);
+        }
+        checkTermLength(ipcTermLength, maxFrameLength);
+        if (null == directoryBase)
+        {
+            throw new IllegalArgumentException("directoryBase must not be null");
+        }
+    }
+
+    /**
+     * A term length must be a power of two in {@link #MIN_IPC_TERM_LENGTH}..{@link #MAX_IPC_TERM_LENGTH} and hold
+     * at least eight of the longest messages.
+     *
+     * @throws IllegalArgumentException naming the length and what is allowed.
+     */
+    static void checkTermLength(final int ipcTermLength, final int maxFrameLength)
+    {
         if (ipcTermLength < MIN_IPC_TERM_LENGTH || ipcTermLength > MAX_IPC_TERM_LENGTH ||
             !BitUtil.isPowerOfTwo(ipcTermLength))
         {
             throw new IllegalArgumentException(
                 "ipcTermLength must be a power of two from " + MIN_IPC_TERM_LENGTH + " (64 KiB) to " +
                 MAX_IPC_TERM_LENGTH + " (1 GiB), was " + ipcTermLength);
-        }
-        if (maxFrameLength < MIN_FRAME_LENGTH || maxFrameLength > MAX_MTU_LENGTH - HEADERS_LENGTH)
-        {
-            throw new IllegalArgumentException(
-                "maxFrameLength must be from " + MIN_FRAME_LENGTH + " to " + (MAX_MTU_LENGTH - HEADERS_LENGTH) +
-                " bytes, was " + maxFrameLength);
         }
         final int mtu = mtuFor(maxFrameLength);
         if (mtu > ipcTermLength / 8)
@@ -87,10 +102,6 @@ public record RingsConfig(
                 "maxFrameLength " + maxFrameLength + " needs an IPC MTU of " + mtu + " bytes, more than one eighth " +
                 "of ipcTermLength " + ipcTermLength + "; use a longer term or a shorter maxFrameLength (at most " +
                 (ipcTermLength / 8 - HEADERS_LENGTH) + ")");
-        }
-        if (null == directoryBase)
-        {
-            throw new IllegalArgumentException("directoryBase must not be null");
         }
     }
 

@@ -1,0 +1,418 @@
+package io.xmit.actors;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import io.xmit.transport.nic.NicSpec;
+import io.xmit.transport.ring.RingsConfig;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Everything a pipeline is built from, validated: the device, the CPUs, the qdisc, the rings, the ports' addresses
+ * and the XPS maps to start with. Read from HOCON under {@code xmit { … }} with {@link #fromConfig(Config)}, or built
+ * in code from {@link #defaults()} and the {@code with…} methods.
+ *
+ * @param name           the pipeline's name: it names the ring and counters files (letters, digits, '.', '_', '-').
+ * @param device         the NIC spec, e.g. {@code loop:tx=4,rx=4,ring=1024}.
+ * @param cpus           how many xmit CPUs (single-thread dispatchers).
+ * @param cores          the core each CPU is pinned to, or empty for no pinning.
+ * @param throughput     the CPU dispatchers' {@code throughput}.
+ * @param quota          packets a qdisc handles per turn before yielding to its mailbox (kernel: dev_tx_weight 64).
+ * @param bulkLimit      the most packets in one {@code tx_burst}.
+ * @param bandLimit      packets per pfifo_fast band (the kernel's {@code tx_queue_len}).
+ * @param overflow       what a qdisc does with a full backlog.
+ * @param spinPolls      empty polls a ring consumer spins through before going idle (0: idle at once).
+ * @param rxBurst        frames per {@code rx_burst}.
+ * @param qdiscRingTerm  the term length of each TX queue's ring (bytes, power of two).
+ * @param socketRingTerm the term length of each socket's receive ring.
+ * @param ports          per device port: MAC, addresses and the next hop's MAC.
+ * @param xpsPreset      the XPS maps to start with.
+ * @param xps            explicit XPS masks, applied after the preset.
+ * @param countersDir    where the counters file lives.
+ */
+public record PipelineConfig(
+    String name,
+    String device,
+    int cpus,
+    List<Integer> cores,
+    int throughput,
+    int quota,
+    int bulkLimit,
+    int bandLimit,
+    OverflowPolicy overflow,
+    int spinPolls,
+    int rxBurst,
+    int qdiscRingTerm,
+    int socketRingTerm,
+    List<PortAddress> ports,
+    XpsPreset xpsPreset,
+    List<XpsEntry> xps,
+    Path countersDir)
+{
+    /** An empty poll is one self-sent Poll message: ~50–150 ns here (stack.md), so 256 of them are ≈ 25 µs. */
+    public static final int DEFAULT_SPIN_POLLS = 256;
+    public static final int MAX_BULK = 1024;
+
+    /**
+     * Addresses of one device port (the pipeline has no ARP yet: the next hop's MAC is configured).
+     *
+     * @param mac     this port's MAC, as a 48-bit value.
+     * @param ipv4    this port's IPv4 address, network order.
+     * @param ipv6    this port's IPv6 address, high and low 64 bits.
+     * @param peerMac the MAC frames from this port are sent to.
+     */
+    public record PortAddress(long mac, int ipv4, long ipv6Hi, long ipv6Lo, long peerMac)
+    {
+        /** Port i of a default pipeline: MAC 02:00:00:00:00:0(i+1), 10.0.0.(i+1), fd00::(i+1). */
+        public static PortAddress defaultFor(final int port, final int portCount)
+        {
+            final int peer = portCount > 1 ? port ^ 1 : port;
+            return new PortAddress(0x0200_0000_0000L + port + 1, 0x0A00_0001 + port, 0xFD00_0000_0000_0000L, port + 1,
+                0x0200_0000_0000L + peer + 1);
+        }
+    }
+
+    /** Explicit XPS masks for one TX queue, in the kernel's sysfs hex form; null leaves that map alone. */
+    public record XpsEntry(int port, int txq, String cpus, String rxqs)
+    {
+    }
+
+    public PipelineConfig
+    {
+        checkName(name);
+        final NicSpec spec = parseDevice(device);
+        check("xmit.cpus", cpus, 1, 256);
+        cores = List.copyOf(cores);
+        if (!cores.isEmpty() && cores.size() != cpus)
+        {
+            throw new IllegalArgumentException(
+                "xmit.cores has " + cores.size() + " entries for " + cpus + " cpus; give one core per CPU or none");
+        }
+        for (final int core : cores)
+        {
+            check("xmit.cores", core, 0, 8191);
+        }
+        check("xmit.dispatcher-throughput", throughput, 1, 10_000);
+        check("xmit.qdisc.quota", quota, 1, 1 << 16);
+        check("xmit.qdisc.bulk-limit", bulkLimit, 1, MAX_BULK);
+        check("xmit.qdisc.band-limit", bandLimit, 1, 1 << 20);
+        if (null == overflow)
+        {
+            throw new IllegalArgumentException("xmit.qdisc.overflow must be set (backpressure or drop)");
+        }
+        check("xmit.spin-polls", spinPolls, 0, 1 << 24);
+        check("xmit.rx.burst", rxBurst, 1, spec.ringSize());
+        checkTerm("xmit.rings.qdisc-term-length", qdiscRingTerm, spec.maxFrame());
+        checkTerm("xmit.rings.socket-term-length", socketRingTerm, spec.maxFrame());
+        ports = List.copyOf(ports);
+        if (ports.size() != spec.backend().ports())
+        {
+            throw new IllegalArgumentException("xmit.ports has " + ports.size() + " entries but device '" + device +
+                "' has " + spec.backend().ports() + " port(s)");
+        }
+        if (null == xpsPreset)
+        {
+            throw new IllegalArgumentException("xmit.xps.preset must be set (none, cpus or rxqs)");
+        }
+        xps = List.copyOf(xps);
+        for (final XpsEntry entry : xps)
+        {
+            check("xmit.xps.maps[].port", entry.port(), 0, ports.size() - 1);
+            check("xmit.xps.maps[].txq", entry.txq(), 0, spec.txQueues() - 1);
+        }
+        if (null == countersDir)
+        {
+            throw new IllegalArgumentException("xmit.counters.directory must be set");
+        }
+    }
+
+    /** One CPU per available processor, a {@code loop} device with 4 TX and 4 RX queues per port, no XPS. */
+    public static PipelineConfig defaults()
+    {
+        final String device = "loop:tx=4,rx=4,ring=1024";
+        return new PipelineConfig("xmit", device, Runtime.getRuntime().availableProcessors(), List.of(), 10, 64, 64,
+            1000, OverflowPolicy.BACKPRESSURE, DEFAULT_SPIN_POLLS, 64, 8 << 20, 1 << 20, defaultPorts(device),
+            XpsPreset.NONE, List.of(), RingsConfig.DEFAULT_DIRECTORY_BASE);
+    }
+
+    /** The parsed device spec. */
+    public NicSpec deviceSpec()
+    {
+        return NicSpec.parse(device);
+    }
+
+    public PipelineConfig withName(final String name)
+    {
+        return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
+            spinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+    }
+
+    /** A new device; the ports' addresses go back to the defaults if the port count changes. */
+    public PipelineConfig withDevice(final String device)
+    {
+        final List<PortAddress> newPorts =
+            parseDevice(device).backend().ports() == ports.size() ? ports : defaultPorts(device);
+        return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
+            spinPolls, rxBurst, qdiscRingTerm, socketRingTerm, newPorts, xpsPreset, xps, countersDir);
+    }
+
+    public PipelineConfig withCpus(final int cpus)
+    {
+        return new PipelineConfig(name, device, cpus, List.of(), throughput, quota, bulkLimit, bandLimit, overflow,
+            spinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+    }
+
+    public PipelineConfig withQdisc(final int quota, final int bulkLimit, final int bandLimit,
+        final OverflowPolicy overflow)
+    {
+        return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
+            spinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+    }
+
+    public PipelineConfig withSpinPolls(final int spinPolls)
+    {
+        return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
+            spinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+    }
+
+    public PipelineConfig withRingTerms(final int qdiscRingTerm, final int socketRingTerm)
+    {
+        return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
+            spinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+    }
+
+    public PipelineConfig withXps(final XpsPreset preset, final List<XpsEntry> entries)
+    {
+        return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
+            spinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, preset, entries, countersDir);
+    }
+
+    public PipelineConfig withCountersDir(final Path countersDir)
+    {
+        return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
+            spinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+    }
+
+    /**
+     * Reads {@code xmit { … }} from {@code config}; missing keys take {@link #defaults()}. Unknown keys are not
+     * rejected here (the command line's validation does that, issue 6); a bad value is.
+     *
+     * @throws IllegalArgumentException naming the key, the value and what is allowed.
+     */
+    public static PipelineConfig fromConfig(final Config root)
+    {
+        final Config config = root.hasPath("xmit") ? root.getConfig("xmit") : ConfigFactory.empty();
+        final PipelineConfig d = defaults();
+        try
+        {
+            final String device = string(config, "device", d.device);
+            final int cpus = integer(config, "cpus", d.cpus);
+            final List<Integer> cores = config.hasPath("cores") ? config.getIntList("cores") : List.of();
+            final List<PortAddress> ports = new ArrayList<>(defaultPorts(device));
+            if (config.hasPath("ports"))
+            {
+                final List<? extends Config> list = config.getConfigList("ports");
+                for (int i = 0; i < list.size() && i < ports.size(); i++)
+                {
+                    ports.set(i, port(list.get(i), i, ports.get(i)));
+                }
+                if (list.size() != ports.size())
+                {
+                    throw new IllegalArgumentException("xmit.ports has " + list.size() + " entries but device '" +
+                        device + "' has " + ports.size() + " port(s)");
+                }
+            }
+            final List<XpsEntry> xps = new ArrayList<>();
+            if (config.hasPath("xps.maps"))
+            {
+                for (final Config entry : config.getConfigList("xps.maps"))
+                {
+                    xps.add(new XpsEntry(entry.getInt("port"), entry.getInt("txq"),
+                        entry.hasPath("cpus") ? entry.getString("cpus") : null,
+                        entry.hasPath("rxqs") ? entry.getString("rxqs") : null));
+                }
+            }
+            return new PipelineConfig(
+                string(config, "name", d.name),
+                device,
+                cpus,
+                cores,
+                integer(config, "dispatcher-throughput", d.throughput),
+                integer(config, "qdisc.quota", d.quota),
+                integer(config, "qdisc.bulk-limit", d.bulkLimit),
+                integer(config, "qdisc.band-limit", d.bandLimit),
+                config.hasPath("qdisc.overflow") ?
+                    OverflowPolicy.of("xmit.qdisc.overflow", config.getString("qdisc.overflow")) : d.overflow,
+                integer(config, "spin-polls", d.spinPolls),
+                integer(config, "rx.burst", d.rxBurst),
+                bytes(config, "rings.qdisc-term-length", d.qdiscRingTerm),
+                bytes(config, "rings.socket-term-length", d.socketRingTerm),
+                ports,
+                config.hasPath("xps.preset") ?
+                    XpsPreset.of("xmit.xps.preset", config.getString("xps.preset")) : d.xpsPreset,
+                xps,
+                config.hasPath("counters.directory") ? Path.of(config.getString("counters.directory")) :
+                    d.countersDir);
+        }
+        catch (final ConfigException ex)
+        {
+            throw new IllegalArgumentException(ex.getMessage(), ex);
+        }
+    }
+
+    private static PortAddress port(final Config config, final int index, final PortAddress defaults)
+    {
+        final String at = "xmit.ports[" + index + "].";
+        final long mac = config.hasPath("mac") ? parseMac(at + "mac", config.getString("mac")) : defaults.mac();
+        final long peer = config.hasPath("peer-mac") ?
+            parseMac(at + "peer-mac", config.getString("peer-mac")) : defaults.peerMac();
+        int ipv4 = defaults.ipv4();
+        long hi = defaults.ipv6Hi();
+        long lo = defaults.ipv6Lo();
+        if (config.hasPath("ipv4"))
+        {
+            final byte[] a = address(at + "ipv4", config.getString("ipv4"), 4);
+            ipv4 = ((a[0] & 0xFF) << 24) | ((a[1] & 0xFF) << 16) | ((a[2] & 0xFF) << 8) | (a[3] & 0xFF);
+        }
+        if (config.hasPath("ipv6"))
+        {
+            final byte[] a = address(at + "ipv6", config.getString("ipv6"), 16);
+            final java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(a);
+            hi = b.getLong();
+            lo = b.getLong();
+        }
+        return new PortAddress(mac, ipv4, hi, lo, peer);
+    }
+
+    /** A MAC in {@code aa:bb:cc:dd:ee:ff} form as a 48-bit value. */
+    public static long parseMac(final String key, final String text)
+    {
+        final String[] parts = text.split(":", -1);
+        if (parts.length != 6)
+        {
+            throw new IllegalArgumentException(key + " = '" + text + "' is not a MAC address like 02:00:00:00:00:01");
+        }
+        long mac = 0;
+        for (final String part : parts)
+        {
+            if (part.length() != 2 || Character.digit(part.charAt(0), 16) < 0 || Character.digit(part.charAt(1), 16) < 0)
+            {
+                throw new IllegalArgumentException(key + " = '" + text + "' is not a MAC address like 02:00:00:00:00:01");
+            }
+            mac = (mac << 8) | Integer.parseInt(part, 16);
+        }
+        return mac;
+    }
+
+    private static byte[] address(final String key, final String text, final int length)
+    {
+        final boolean looksRight = length == 4 ? text.matches("[0-9.]+") : text.contains(":");
+        try
+        {
+            final byte[] bytes = looksRight ? java.net.InetAddress.ofLiteral(text).getAddress() : null;
+            if (null != bytes && bytes.length == length)
+            {
+                return bytes;
+            }
+        }
+        catch (final IllegalArgumentException ignored)
+        {
+            // Reported below with the key.
+        }
+        throw new IllegalArgumentException(
+            key + " = '" + text + "' is not an IPv" + (length == 4 ? "4" : "6") + " address literal");
+    }
+
+    private static List<PortAddress> defaultPorts(final String device)
+    {
+        final int count = parseDevice(device).backend().ports();
+        final List<PortAddress> ports = new ArrayList<>();
+        for (int i = 0; i < count; i++)
+        {
+            ports.add(PortAddress.defaultFor(i, count));
+        }
+        return ports;
+    }
+
+    private static NicSpec parseDevice(final String device)
+    {
+        if (null == device)
+        {
+            throw new IllegalArgumentException("xmit.device must be set, e.g. loop:tx=4,rx=4,ring=1024");
+        }
+        try
+        {
+            return NicSpec.parse(device);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalArgumentException("xmit.device: " + ex.getMessage(), ex);
+        }
+    }
+
+    private static void checkName(final String name)
+    {
+        if (null == name || !name.matches("[A-Za-z0-9._-]{1,64}"))
+        {
+            throw new IllegalArgumentException("xmit.name = " + (null == name ? "null" : "'" + name + "'") +
+                " must be 1 to 64 letters, digits, '.', '_' or '-'");
+        }
+    }
+
+    private static void check(final String key, final int value, final int min, final int max)
+    {
+        if (value < min || value > max)
+        {
+            throw new IllegalArgumentException(key + " = " + value + " is not in " + min + ".." + max);
+        }
+    }
+
+    private static void checkTerm(final String key, final int termLength, final int maxFrame)
+    {
+        try
+        {
+            RingsConfig.defaults().withMaxFrameLength(Math.max(maxFrame, RingsConfig.MIN_FRAME_LENGTH))
+                .withIpcTermLength(termLength);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalArgumentException(key + " = " + termLength + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    private static String string(final Config config, final String key, final String fallback)
+    {
+        return config.hasPath(key) ? config.getString(key) : fallback;
+    }
+
+    private static int integer(final Config config, final String key, final int fallback)
+    {
+        return config.hasPath(key) ? config.getInt(key) : fallback;
+    }
+
+    private static int bytes(final Config config, final String key, final int fallback)
+    {
+        if (!config.hasPath(key))
+        {
+            return fallback;
+        }
+        final long value = config.getBytes(key);
+        if (value > Integer.MAX_VALUE)
+        {
+            throw new IllegalArgumentException("xmit." + key + " = " + value + " bytes is more than 1 GiB");
+        }
+        return (int)value;
+    }
+
+    @Override
+    public String toString()
+    {
+        return String.format(Locale.ROOT, "PipelineConfig{name=%s, device=%s, cpus=%d, quota=%d, bulk=%d, " +
+            "bandLimit=%d, overflow=%s, spinPolls=%d, xps=%s}", name, device, cpus, quota, bulkLimit, bandLimit,
+            overflow.label(), spinPolls, xpsPreset.label());
+    }
+}
