@@ -1,0 +1,90 @@
+package io.xmit.actors.stats;
+
+/**
+ * The kinds of counter the pipeline publishes. The type id and label are part of the counters file's contract
+ * with readers in other processes, so they are written out rather than derived from the constant's name, and
+ * never reused for a different meaning.
+ * <p>
+ * Type ids start at 1000 so they never clash with Aeron's system counters (which sit below 1000) when both are
+ * shown by one tool. Each group has a block of 100 so a kind can be added to a group without renumbering.
+ */
+public enum CounterType
+{
+    RX_PACKETS(1000, "rx_packets", false),
+    RX_BYTES(1001, "rx_bytes", false),
+    RX_DELIVERED(1002, "rx_delivered", false),
+    RX_DROP_NO_SOCKET(1003, "rx_drop_no_socket", false),
+    RX_DROP_MALFORMED(1004, "rx_drop_malformed", false),
+    RX_DROP_SOCKET_RING_FULL(1005, "rx_drop_socket_ring_full", false),
+    RX_DROP_UNSUPPORTED(1006, "rx_drop_unsupported", false),
+    RX_POLLS(1007, "rx_polls", false),
+    RX_INTERRUPTS(1008, "rx_interrupts", false),
+
+    QDISC_PACKETS(1100, "qdisc_packets", false),
+    QDISC_BYTES(1101, "qdisc_bytes", false),
+    QDISC_BYPASSED(1102, "qdisc_bypassed", false),
+    QDISC_ENQUEUED(1103, "qdisc_enqueued", false),
+    QDISC_REQUEUES(1104, "qdisc_requeues", false),
+    QDISC_DROP_OVERFLOW(1105, "qdisc_drop_overflow", false),
+    QDISC_DROP_OVERSIZE(1106, "qdisc_drop_oversize", false),
+    QDISC_DROP_DRIVER_ERROR(1107, "qdisc_drop_driver_error", false),
+    QDISC_BACKLOG_PACKETS(1108, "qdisc_backlog_packets", true),
+    QDISC_BULKS(1109, "qdisc_bulks", false),
+    QDISC_BULK_1(1110, "qdisc_bulk_1", false),
+    QDISC_BULK_2_3(1111, "qdisc_bulk_2_3", false),
+    QDISC_BULK_4_7(1112, "qdisc_bulk_4_7", false),
+    QDISC_BULK_8_15(1113, "qdisc_bulk_8_15", false),
+    QDISC_BULK_16_31(1114, "qdisc_bulk_16_31", false),
+    QDISC_BULK_32_63(1115, "qdisc_bulk_32_63", false),
+    QDISC_BULK_64_PLUS(1116, "qdisc_bulk_64_plus", false),
+
+    TXQ_COMPLETED_PACKETS(1200, "txq_completed_packets", false),
+    TXQ_COMPLETED_BYTES(1201, "txq_completed_bytes", false),
+    TXQ_STOPS(1202, "txq_stops", false),
+    TXQ_WAKES(1203, "txq_wakes", false),
+    TXQ_DRIVER_ERRORS(1204, "txq_driver_errors", false),
+    TXQ_BQL_LIMIT(1205, "txq_bql_limit", true),
+    TXQ_INFLIGHT_BYTES(1206, "txq_inflight_bytes", true),
+
+    SOCKET_SENT(1300, "socket_sent", false),
+    SOCKET_SEND_BACKPRESSURED(1301, "socket_send_backpressured", false),
+    SOCKET_SEND_REFUSED(1302, "socket_send_refused", false),
+    SOCKET_RECEIVED(1303, "socket_received", false),
+    SOCKET_DELIVERED(1304, "socket_delivered", false);
+
+    private final int typeId;
+    private final String label;
+    private final boolean gauge;
+
+    CounterType(final int typeId, final String label, final boolean gauge)
+    {
+        this.typeId = typeId;
+        this.label = label;
+        this.gauge = gauge;
+    }
+
+    /**
+     * @return the id stored with each counter of this kind, stable across releases.
+     */
+    public int typeId()
+    {
+        return typeId;
+    }
+
+    /**
+     * @return the snake-case prefix of each counter label of this kind, stable across releases.
+     */
+    public String label()
+    {
+        return label;
+    }
+
+    /**
+     * @return true when the value is a level that goes up and down (a reader shows it as is), false when it only
+     * grows (a reader shows its rate).
+     */
+    public boolean isGauge()
+    {
+        return gauge;
+    }
+}

@@ -1,0 +1,261 @@
+package io.xmit.actors.stats;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+
+import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.CountersReader;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+class CountersFileTest
+{
+    private static final long PID = ProcessHandle.current().pid();
+
+    /** Above Linux's largest pid_max (2^22), so no process can have it. */
+    private static final long DEAD_PID = 999_999_999L;
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void counterSetInOneMappingIsReadThroughAnIndependentMapping()
+    {
+        try (CountersFile file = CountersFile.create("pipe-1", directory, 16))
+        {
+            final AtomicCounter bypassed = file.allocate(CounterType.QDISC_BYPASSED, "port=0 txq=3");
+            bypassed.setRelease(42);
+            bypassed.incrementRelease();
+
+            try (CountersView view = CountersFile.open(file.path()))
+            {
+                assertEquals(43, view.value("qdisc_bypassed port=0 txq=3"));
+                assertEquals(PID, view.pid());
+                assertTrue(view.ownerAlive());
+
+                bypassed.incrementRelease();
+                assertEquals(44, view.value("qdisc_bypassed port=0 txq=3"));
+            }
+        }
+    }
+
+    @Test
+    void fileIsNamedWithPidAndPipelineName()
+    {
+        try (CountersFile file = CountersFile.create("edge.v4_a", directory, 1))
+        {
+            assertEquals(directory.resolve("xmit-" + PID + "-edge.v4_a.counters"), file.path());
+            assertTrue(Files.isRegularFile(file.path()));
+        }
+    }
+
+    @Test
+    void labelIsTypeLabelThenScopeAndTypeIdIsStored()
+    {
+        try (CountersFile file = CountersFile.create("labels", directory, 16))
+        {
+            final AtomicCounter drops = file.allocate(CounterType.RX_DROP_NO_SOCKET, "port=1 rxq=2");
+            final AtomicCounter stops = file.allocate(CounterType.TXQ_STOPS, "port=0 txq=7");
+
+            final CountersReader reader = file.reader();
+            assertEquals("rx_drop_no_socket port=1 rxq=2", reader.getCounterLabel(drops.id()));
+            assertEquals(CounterType.RX_DROP_NO_SOCKET.typeId(), reader.getCounterTypeId(drops.id()));
+            assertEquals("txq_stops port=0 txq=7", reader.getCounterLabel(stops.id()));
+            assertEquals(CounterType.TXQ_STOPS.typeId(), reader.getCounterTypeId(stops.id()));
+        }
+    }
+
+    @Test
+    void fullFileSaysItsCapacityAndHowToRaiseIt()
+    {
+        try (CountersFile file = CountersFile.create("full", directory, 2))
+        {
+            file.allocate(CounterType.RX_PACKETS, "port=0 rxq=0");
+            file.allocate(CounterType.RX_BYTES, "port=0 rxq=0");
+
+            final IllegalStateException ex = assertThrows(
+                IllegalStateException.class, () -> file.allocate(CounterType.RX_POLLS, "port=0 rxq=0"));
+            assertTrue(ex.getMessage().contains("capacity of 2 counters"), ex.getMessage());
+            assertTrue(ex.getMessage().contains("rx_polls port=0 rxq=0"), ex.getMessage());
+            assertTrue(ex.getMessage().contains("larger capacity"), ex.getMessage());
+        }
+    }
+
+    @Test
+    void freedSlotIsReusedAndDisappearsFromReaders()
+    {
+        try (CountersFile file = CountersFile.create("reuse", directory, 1))
+        {
+            final AtomicCounter first = file.allocate(CounterType.SOCKET_SENT, "socket=1");
+            file.free(first);
+            file.free(first);
+
+            final AtomicCounter second = file.allocate(CounterType.SOCKET_SENT, "socket=2");
+            try (CountersView view = CountersFile.open(file.path()))
+            {
+                assertEquals(-1, view.value("socket_sent socket=1"));
+                assertEquals(0, view.value("socket_sent socket=2"));
+            }
+            assertEquals(first.id(), second.id());
+        }
+    }
+
+    @Test
+    void rejectsBadPipelineNamesNamingThem()
+    {
+        for (final String name : new String[]{"", "a b", "a/b", "..x/y", "pipe\u00e9", "x".repeat(65), "a*"})
+        {
+            final IllegalArgumentException ex = assertThrows(
+                IllegalArgumentException.class, () -> CountersFile.create(name, directory, 1), name);
+            assertTrue(ex.getMessage().contains("'" + name + "'"), ex.getMessage());
+        }
+        final IllegalArgumentException ex = assertThrows(
+            IllegalArgumentException.class, () -> CountersFile.create(null, directory, 1));
+        assertTrue(ex.getMessage().contains("null"), ex.getMessage());
+
+        try (CountersFile longest = CountersFile.create("x".repeat(64), directory, 1))
+        {
+            assertTrue(Files.exists(longest.path()));
+        }
+    }
+
+    @Test
+    void rejectsCapacityOutOfRangeNamingIt()
+    {
+        for (final int capacity : new int[]{0, -1, 1_000_001, Integer.MAX_VALUE})
+        {
+            final IllegalArgumentException ex = assertThrows(
+                IllegalArgumentException.class, () -> CountersFile.create("cap", directory, capacity));
+            assertTrue(ex.getMessage().contains("capacity") && ex.getMessage().endsWith(": " + capacity),
+                ex.getMessage());
+        }
+    }
+
+    @Test
+    void rejectsMissingDirectoryOrFileNamingIt() throws IOException
+    {
+        final Path missing = directory.resolve("missing");
+        final IllegalArgumentException ex = assertThrows(
+            IllegalArgumentException.class, () -> CountersFile.create("pipe", missing, 1));
+        assertTrue(ex.getMessage().contains(missing.toString()), ex.getMessage());
+
+        final Path regularFile = Files.createFile(directory.resolve("plain"));
+        final IllegalArgumentException notDirectory = assertThrows(
+            IllegalArgumentException.class, () -> CountersFile.create("pipe", regularFile, 1));
+        assertTrue(notDirectory.getMessage().contains(regularFile.toString()), notDirectory.getMessage());
+    }
+
+    @Test
+    void rejectsUnwritableDirectoryNamingIt() throws IOException
+    {
+        final Path readOnly = Files.createDirectory(directory.resolve("read-only"));
+        Files.setPosixFilePermissions(readOnly, PosixFilePermissions.fromString("r-x------"));
+        try
+        {
+            // root may write anywhere, so the check can only be seen as an ordinary user.
+            assumeFalse(Files.isWritable(readOnly), "running as a user who can write to a r-x directory");
+            final IllegalArgumentException ex = assertThrows(
+                IllegalArgumentException.class, () -> CountersFile.create("pipe", readOnly, 1));
+            assertTrue(ex.getMessage().contains("not writable: " + readOnly), ex.getMessage());
+        }
+        finally
+        {
+            Files.setPosixFilePermissions(readOnly, PosixFilePermissions.fromString("rwx------"));
+        }
+    }
+
+    @Test
+    void rejectsSecondFileOfTheSameNameInOneProcess()
+    {
+        try (CountersFile file = CountersFile.create("twice", directory, 1))
+        {
+            final IllegalStateException ex = assertThrows(
+                IllegalStateException.class, () -> CountersFile.create("twice", directory, 1));
+            assertTrue(ex.getMessage().contains("'twice'"), ex.getMessage());
+            assertTrue(Files.exists(file.path()));
+        }
+    }
+
+    @Test
+    void closeDeletesTheFileAndIsIdempotent()
+    {
+        final CountersFile file = CountersFile.create("closing", directory, 4);
+        final AtomicCounter counter = file.allocate(CounterType.RX_PACKETS, "port=0 rxq=0");
+        counter.incrementRelease();
+
+        file.close();
+        assertFalse(Files.exists(file.path()));
+        file.close();
+        file.free(counter);
+
+        final IllegalStateException ex = assertThrows(
+            IllegalStateException.class, () -> file.allocate(CounterType.RX_PACKETS, "port=0 rxq=1"));
+        assertTrue(ex.getMessage().contains("closed"), ex.getMessage());
+    }
+
+    @Test
+    void createRemovesFilesOfDeadProcessesAndKeepsLiveOnes() throws IOException
+    {
+        assumeTrue(ProcessHandle.of(DEAD_PID).isEmpty(), "pid " + DEAD_PID + " is alive here");
+        final Path dead = Files.write(directory.resolve("xmit-" + DEAD_PID + "-x.counters"), new byte[256]);
+        final Path live = Files.write(directory.resolve("xmit-" + PID + "-other.counters"), new byte[256]);
+        final Path foreign = Files.write(directory.resolve("xmit-" + DEAD_PID + "-x.log"), new byte[1]);
+
+        try (CountersFile file = CountersFile.create("next", directory, 1))
+        {
+            assertFalse(Files.exists(dead));
+            assertTrue(Files.exists(live));
+            assertTrue(Files.exists(foreign));
+            assertEquals(List.of(file.path(), live), CountersFile.list(directory));
+        }
+    }
+
+    @Test
+    void removeFilesOfDeadProcessesCountsWhatItRemoved() throws IOException
+    {
+        assumeTrue(ProcessHandle.of(DEAD_PID).isEmpty(), "pid " + DEAD_PID + " is alive here");
+        Files.write(directory.resolve("xmit-" + DEAD_PID + "-a.counters"), new byte[1]);
+        Files.write(directory.resolve("xmit-" + DEAD_PID + "-b.counters"), new byte[1]);
+        Files.write(directory.resolve("xmit-" + PID + "-c.counters"), new byte[1]);
+
+        assertEquals(2, CountersFile.removeFilesOfDeadProcesses(directory));
+        assertEquals(0, CountersFile.removeFilesOfDeadProcesses(directory));
+        assertEquals(List.of(directory.resolve("xmit-" + PID + "-c.counters")), CountersFile.list(directory));
+    }
+
+    @Test
+    void listsOnlyCountersFilesByName() throws IOException
+    {
+        Files.write(directory.resolve("xmit-12-b.counters"), new byte[1]);
+        Files.write(directory.resolve("xmit-3-a.counters"), new byte[1]);
+        Files.write(directory.resolve("xmit-x-a.counters"), new byte[1]);
+        Files.write(directory.resolve("other-3-a.counters"), new byte[1]);
+        Files.write(directory.resolve("xmit-3-a.counters.tmp"), new byte[1]);
+
+        assertEquals(
+            List.of(directory.resolve("xmit-12-b.counters"), directory.resolve("xmit-3-a.counters")),
+            CountersFile.list(directory));
+    }
+
+    @Test
+    void rejectsEmptyScopeAndOverlongLabel()
+    {
+        try (CountersFile file = CountersFile.create("scopes", directory, 4))
+        {
+            assertThrows(IllegalArgumentException.class, () -> file.allocate(CounterType.RX_PACKETS, ""));
+            final IllegalArgumentException ex = assertThrows(
+                IllegalArgumentException.class, () -> file.allocate(CounterType.RX_PACKETS, "s".repeat(400)));
+            assertTrue(ex.getMessage().contains("380 bytes"), ex.getMessage());
+        }
+    }
+}
