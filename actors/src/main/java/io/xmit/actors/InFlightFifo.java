@@ -1,4 +1,4 @@
-package io.xmit.actors.engine;
+package io.xmit.actors;
 
 import io.xmit.pipeline.qdisc.DescriptorBatch;
 
@@ -86,7 +86,7 @@ public final class InFlightFifo
      *
      * @return how many were removed (fewer than asked only if the driver completed more than it was given).
      */
-    public int remove(final int count, final SocketTable release)
+    int remove(final int count, final SocketTable release)
     {
         final long h = head;
         final long available = (long)TAIL.getAcquire(this) - h;

@@ -1,0 +1,72 @@
+package io.xmit.actors;
+
+import io.xmit.pipeline.flow.FlowHasher;
+import io.xmit.pipeline.xps.QueueMap;
+import io.xmit.transport.ring.PacketPublication;
+
+/**
+ * What every sender on one device port shares: the port's addresses, the current {@link QueueMap} snapshot (the
+ * mapping actor's to write, the senders' to read with one volatile load), and the rings into each TX queue's qdisc.
+ */
+public final class PortContext
+{
+    private final int port;
+    private final PipelineConfig.PortAddress address;
+    private final PacketPublication[] qdiscRings;
+    private final FlowHasher hasher;
+    private final int maxFrame;
+    private volatile QueueMap queueMap;
+
+    PortContext(
+        final int port,
+        final PipelineConfig.PortAddress address,
+        final PacketPublication[] qdiscRings,
+        final FlowHasher hasher,
+        final int maxFrame,
+        final QueueMap initial)
+    {
+        this.port = port;
+        this.address = address;
+        this.qdiscRings = qdiscRings;
+        this.hasher = hasher;
+        this.maxFrame = maxFrame;
+        this.queueMap = initial;
+    }
+
+    public int port()
+    {
+        return port;
+    }
+
+    public PipelineConfig.PortAddress address()
+    {
+        return address;
+    }
+
+    /** The snapshot senders select TX queues over. */
+    public QueueMap queueMap()
+    {
+        return queueMap;
+    }
+
+    /** Published by the port's mapping actor only. */
+    void publish(final QueueMap map)
+    {
+        queueMap = map;
+    }
+
+    PacketPublication qdiscRing(final int txq)
+    {
+        return qdiscRings[txq];
+    }
+
+    FlowHasher hasher()
+    {
+        return hasher;
+    }
+
+    int maxFrame()
+    {
+        return maxFrame;
+    }
+}

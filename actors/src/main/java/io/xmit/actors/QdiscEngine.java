@@ -1,0 +1,299 @@
+package io.xmit.actors;
+
+import io.xmit.actors.stats.BulkHistogram;
+import io.xmit.actors.stats.CounterType;
+import io.xmit.actors.stats.CountersFile;
+import io.xmit.pipeline.frame.RingFrameHeader;
+import io.xmit.pipeline.qdisc.DescriptorBatch;
+import io.xmit.pipeline.qdisc.PfifoFast;
+import io.xmit.pipeline.qdisc.Qdisc;
+import io.xmit.pipeline.txq.ByteQueueLimits;
+import io.xmit.pipeline.txq.TxQueueState;
+import io.xmit.transport.nic.NicDriver;
+import io.xmit.transport.ring.PacketPeekHandler;
+import io.xmit.transport.ring.PacketSubscription;
+
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
+
+/**
+ * The lockless qdisc of one TX queue (kernel-semantics §4–§6), as a single-writer duty cycle: it alone reads the
+ * TX queue's many-producer ring and owns the pfifo_fast backlog, so there is no lock; the ring's doorbell carries the
+ * MISSED rule (§5.5) instead of a seqlock.
+ * <p>
+ * One {@link #poll()} is one turn, at most {@code quota} packets:
+ * <ul>
+ * <li><b>bypass</b> (§4.4): backlog empty and the TX queue awake → descriptors point straight into the ring and go
+ * to the driver in one {@code tx_burst}, bulk bounded by {@code min(bulk-limit, BQL avail)} (§6.1); only what the
+ * driver refuses is copied, into the requeue list (§4.6);</li>
+ * <li><b>enqueue/dequeue</b>: a backlog exists → ring frames are copied into the pfifo_fast bands (so priorities
+ * apply across old and new packets) and dequeued in bulk by band (§4.7, §6.1);</li>
+ * <li><b>stopped</b> TX queue (driver ring full, BQL over its limit, frozen) → ring frames move into the backlog
+ * until it is full; then the overflow policy decides: stop reading the ring (back-pressure) or drop and count.</li>
+ * </ul>
+ * Every packet accepted by the driver is appended, with its socket id, to the TX queue's {@link InFlightFifo}, and
+ * BQL is told its bytes; a short {@code tx_burst} stops the queue and asks the TX queue actor to look for room.
+ */
+final class QdiscEngine
+{
+    private final int txq;
+    private final NicDriver driver;
+    private final PacketSubscription ring;
+    private final PfifoFast qdisc;
+    private final TxQueueState state;
+    private final ByteQueueLimits bql;
+    private final InFlightFifo inFlight;
+    private final SocketTable sockets;
+    private final int quota;
+    private final int bulkLimit;
+    private final int bandLimit;
+    private final OverflowPolicy overflow;
+    private final Runnable wakeTxQueue;
+    private final DescriptorBatch batch;
+
+    private final AtomicCounter packets;
+    private final AtomicCounter bytes;
+    private final AtomicCounter bypassed;
+    private final AtomicCounter enqueued;
+    private final AtomicCounter requeues;
+    private final AtomicCounter dropOverflow;
+    private final AtomicCounter dropOversize;
+    private final AtomicCounter backlogGauge;
+    private final AtomicCounter bulks;
+    private final AtomicCounter stops;
+    private final AtomicCounter driverErrors;
+    private final BulkHistogram bulkSizes;
+
+    private final PacketPeekHandler bypassHandler = this::onBypassFrame;
+    private final PacketPeekHandler enqueueHandler = this::onEnqueueFrame;
+    private int peekLimit;
+    private int peekTaken;
+    private int byteBudget;
+    private boolean backlogFull;
+
+    QdiscEngine(
+        final int port,
+        final int txq,
+        final NicDriver driver,
+        final PacketSubscription ring,
+        final TxQueueState state,
+        final ByteQueueLimits bql,
+        final InFlightFifo inFlight,
+        final SocketTable sockets,
+        final PipelineConfig config,
+        final CountersFile counters,
+        final Runnable wakeTxQueue)
+    {
+        this.txq = txq;
+        this.driver = driver;
+        this.ring = ring;
+        this.state = state;
+        this.bql = bql;
+        this.inFlight = inFlight;
+        this.sockets = sockets;
+        this.quota = config.quota();
+        this.bulkLimit = config.bulkLimit();
+        this.bandLimit = config.bandLimit();
+        this.overflow = config.overflow();
+        this.wakeTxQueue = wakeTxQueue;
+        this.qdisc = new PfifoFast(config.bandLimit(), driver.maxFrame(), 2 * config.bulkLimit());
+        this.batch = new DescriptorBatch(config.bulkLimit());
+
+        final String scope = "port=" + port + " txq=" + txq;
+        packets = counters.allocate(CounterType.QDISC_PACKETS, scope);
+        bytes = counters.allocate(CounterType.QDISC_BYTES, scope);
+        bypassed = counters.allocate(CounterType.QDISC_BYPASSED, scope);
+        enqueued = counters.allocate(CounterType.QDISC_ENQUEUED, scope);
+        requeues = counters.allocate(CounterType.QDISC_REQUEUES, scope);
+        dropOverflow = counters.allocate(CounterType.QDISC_DROP_OVERFLOW, scope);
+        dropOversize = counters.allocate(CounterType.QDISC_DROP_OVERSIZE, scope);
+        backlogGauge = counters.allocate(CounterType.QDISC_BACKLOG_PACKETS, scope);
+        bulks = counters.allocate(CounterType.QDISC_BULKS, scope);
+        stops = counters.allocate(CounterType.TXQ_STOPS, scope);
+        driverErrors = counters.allocate(CounterType.TXQ_DRIVER_ERRORS, scope);
+        bulkSizes = new BulkHistogram(counters, scope);
+    }
+
+    /**
+     * One turn: at most {@code quota} packets moved or sent.
+     *
+     * @return the work done; 0 when there was nothing this qdisc could do (ring empty, or the queue stopped and the
+     * backlog full), so the duty cycle may go idle.
+     */
+    int poll()
+    {
+        int budget = quota;
+        int work = 0;
+        while (budget > 0)
+        {
+            final int done;
+            if (state.frozenOrStopped())
+            {
+                // §4.7b: nothing leaves a stopped queue; new packets wait in the backlog, in band order.
+                done = enqueueFromRing(budget);
+                work += done;
+                break;
+            }
+            if (qdisc.isEmpty())
+            {
+                done = bypass(Math.min(budget, bulkLimit));
+            }
+            else
+            {
+                done = enqueueFromRing(budget) + sendBacklog();
+            }
+            if (0 == done)
+            {
+                break;
+            }
+            work += done;
+            budget -= done;
+        }
+        backlogGauge.setRelease(qdisc.qlen());
+        return work;
+    }
+
+    /** Packets in the backlog (bands and requeue list); for tests and statistics, on the qdisc's thread. */
+    int backlog()
+    {
+        return qdisc.qlen();
+    }
+
+    /** bypassEligible (§4.4): straight from the ring to the driver, nothing copied unless refused. */
+    private int bypass(final int limit)
+    {
+        peekLimit = limit;
+        peekTaken = 0;
+        byteBudget = bql.avail();
+        if (0 == ring.peek(bypassHandler))
+        {
+            ring.consumePeeked();
+            return 0;
+        }
+        final int size = batch.size();
+        final int accepted = transmit();
+        bypassed.getAndAddRelease(accepted);
+        // The driver copied what it took and the qdisc copied the rest: the ring space can be released.
+        ring.consumePeeked();
+        return Math.max(size, 1);
+    }
+
+    private int onBypassFrame(
+        final RingFrameHeader header, final DirectBuffer buffer, final int frameOffset, final int frameLength)
+    {
+        batch.addExternal(buffer.addressOffset() + frameOffset, frameLength, header.priority(), header.socketId());
+        peekTaken++;
+        // try_bulk_dequeue_skb (§6.1): the first packet always, more while the BQL budget stays positive.
+        byteBudget -= frameLength;
+        return peekTaken >= peekLimit || byteBudget <= 0 ? PacketPeekHandler.BREAK : PacketPeekHandler.CONTINUE;
+    }
+
+    /** Copies ring frames into the bands, up to {@code limit}, while they fit; then applies the overflow policy. */
+    private int enqueueFromRing(final int limit)
+    {
+        peekLimit = limit;
+        peekTaken = 0;
+        backlogFull = false;
+        ring.peek(enqueueHandler);
+        ring.consumePeeked();
+        return peekTaken;
+    }
+
+    private int onEnqueueFrame(
+        final RingFrameHeader header, final DirectBuffer buffer, final int frameOffset, final int frameLength)
+    {
+        final int priority = header.priority();
+        final int socketId = header.socketId();
+        if (qdisc.bandLength(PfifoFast.prio2band(priority)) >= bandLimit || 0 == qdisc.freeSlots())
+        {
+            if (OverflowPolicy.BACKPRESSURE == overflow)
+            {
+                backlogFull = true;
+                return PacketPeekHandler.ABORT;
+            }
+            dropOverflow.incrementRelease();
+            sockets.packetCompleted(socketId);
+        }
+        else if (Qdisc.NET_XMIT_SUCCESS == qdisc.enqueue(buffer, frameOffset, frameLength, priority, socketId))
+        {
+            enqueued.incrementRelease();
+        }
+        else
+        {
+            dropOversize.incrementRelease();
+            sockets.packetCompleted(socketId);
+        }
+        peekTaken++;
+        return peekTaken >= peekLimit ? PacketPeekHandler.BREAK : PacketPeekHandler.CONTINUE;
+    }
+
+    /** qdisc_restart (§4.8): one bulk from the backlog, band order, bounded by BQL. */
+    private int sendBacklog()
+    {
+        if (state.frozenOrStopped() || qdisc.isEmpty())
+        {
+            return 0;
+        }
+        final int size = qdisc.dequeueBulk(batch, bulkLimit, bql.avail());
+        if (0 == size)
+        {
+            return 0;
+        }
+        transmit();
+        return size;
+    }
+
+    /**
+     * dev_hard_start_xmit + sch_direct_xmit for the batch (§4.5, §6.3): one {@code tx_burst}; the accepted packets
+     * are in flight (BQL, the in-flight FIFO); the rest is requeued at the head (§4.6) and, if the driver's ring was
+     * full, the queue stops.
+     *
+     * @return how many packets the driver accepted.
+     */
+    private int transmit()
+    {
+        final int size = batch.size();
+        final int result = driver.txBurst(txq, batch);
+        final int accepted = Math.max(result, 0);
+        if (accepted > 0)
+        {
+            int acceptedBytes = 0;
+            for (int i = 0; i < accepted; i++)
+            {
+                acceptedBytes += batch.length(i);
+            }
+            inFlight.append(batch, accepted);
+            bql.sent(acceptedBytes);
+            state.txStarted(state.clock().nanoTime());
+            packets.getAndAddRelease(accepted);
+            bytes.getAndAddRelease(acceptedBytes);
+            bulks.incrementRelease();
+            bulkSizes.record(accepted);
+        }
+        qdisc.complete(batch, accepted);
+        if (accepted < size)
+        {
+            requeues.getAndAddRelease(size - accepted);
+            if (result < 0)
+            {
+                // A failed call (an injected -EIO, say): everything is requeued and retried on the next turn.
+                driverErrors.incrementRelease();
+            }
+            else
+            {
+                // The driver's ring is full: netif_tx_stop_queue, then make sure the TX queue looks for room, or a
+                // ring that emptied before the stop bit was set would leave the queue stopped for good.
+                state.stopQueue();
+                stops.incrementRelease();
+            }
+        }
+        wakeTxQueue.run();
+        return accepted;
+    }
+
+    /** True if the last enqueue stopped at a full band under the back-pressure policy. */
+    boolean backlogFull()
+    {
+        return backlogFull;
+    }
+}

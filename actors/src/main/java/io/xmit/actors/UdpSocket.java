@@ -1,0 +1,353 @@
+package io.xmit.actors;
+
+import io.xmit.actors.cpu.CpuThread;
+import io.xmit.pipeline.flow.FlowKey;
+import io.xmit.pipeline.frame.RingFrameHeader;
+import io.xmit.pipeline.frame.UdpFrameWriter;
+import io.xmit.pipeline.xps.SocketQueueState;
+import io.xmit.pipeline.xps.TxQueueSelector;
+import io.xmit.transport.ring.PacketClaim;
+import io.xmit.transport.ring.PacketPublication;
+import io.xmit.transport.ring.PacketSubscription;
+
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
+
+/**
+ * A UDP socket of a pipeline, over IPv4 or IPv6, bound to a local address and port of one device port, optionally
+ * connected to one peer.
+ * <p>
+ * <b>Sending</b> runs on the caller's thread, the kernel's {@code dev_queue_xmit} in the sender's context: pick the
+ * TX queue over the port's current queue map (cached queue, XPS by the recorded RX queue, XPS by the sending CPU,
+ * flow hash: kernel-semantics §1–3), claim space in that queue's ring, write the Ethernet/IP/UDP frame in place,
+ * commit, and wake the qdisc if it sleeps. Nothing is allocated. A full ring is {@link SendResult#BACK_PRESSURED},
+ * never a silent loss. One thread at a time may send on a socket (use one socket per sending thread, as a server
+ * uses one socket per worker).
+ * <p>
+ * <b>Receiving</b> happens on the socket's CPU: its actor drains the socket's ring and calls the
+ * {@link DatagramHandler}, or batches datagrams to an application actor.
+ */
+public final class UdpSocket implements AutoCloseable
+{
+    private final int id;
+    private final int cpu;
+    private final PortContext portContext;
+    private final FlowKey local;
+    private final boolean wildcard;
+    private final int priority;
+    private final long sendBufferPackets;
+    private final SocketQueueState queueState = new SocketQueueState();
+    private final UdpFrameWriter writer = new UdpFrameWriter();
+    private final PacketClaim claim = new PacketClaim();
+    private final FlowKey scratch = new FlowKey();
+    private final PacketPublication receiveRing;
+    private final PacketSubscription receiveSubscription;
+    private final AtomicCounter sent;
+    private final AtomicCounter backPressured;
+    private final AtomicCounter refused;
+    private final Runnable onClose;
+
+    private final FlowKey connectedFlow = new FlowKey();
+    private volatile Endpoint remote;
+    private int connectedHash;
+    private int lastFamily;
+    private long lastHi;
+    private long lastLo;
+    private int lastPort = -1;
+    private int lastHash;
+    private volatile boolean closed;
+
+    UdpSocket(
+        final int id,
+        final int cpu,
+        final PortContext portContext,
+        final FlowKey local,
+        final boolean wildcard,
+        final int priority,
+        final long sendBufferPackets,
+        final PacketPublication receiveRing,
+        final PacketSubscription receiveSubscription,
+        final AtomicCounter[] counters,
+        final Runnable onClose)
+    {
+        this.id = id;
+        this.cpu = cpu;
+        this.portContext = portContext;
+        this.local = local;
+        this.wildcard = wildcard;
+        this.priority = priority;
+        this.sendBufferPackets = sendBufferPackets;
+        this.receiveRing = receiveRing;
+        this.receiveSubscription = receiveSubscription;
+        this.sent = counters[0];
+        this.backPressured = counters[1];
+        this.refused = counters[2];
+        this.onClose = onClose;
+    }
+
+    /** The socket's id, carried in every ring frame it sends. */
+    public int id()
+    {
+        return id;
+    }
+
+    /** The CPU its receive handler runs on. */
+    public int cpu()
+    {
+        return cpu;
+    }
+
+    /** The device port it is bound on. */
+    public int port()
+    {
+        return portContext.port();
+    }
+
+    /** {@link FlowKey#FAMILY_IPV4} or {@link FlowKey#FAMILY_IPV6}. */
+    public int family()
+    {
+        return local.family();
+    }
+
+    /** The bound address and port (for a wildcard bind, the port's own address of the family). */
+    public Endpoint local()
+    {
+        return new Endpoint(local.family(), local.srcHi(), local.srcLo(), local.srcPort());
+    }
+
+    /** True if bound to every address of the port rather than one. */
+    public boolean isWildcard()
+    {
+        return wildcard;
+    }
+
+    /** The connected peer, or null. */
+    public Endpoint remote()
+    {
+        return remote;
+    }
+
+    /** TX queue selection state: cached TX queue, recorded RX queue, packets in flight (read-only use). */
+    public SocketQueueState queueState()
+    {
+        return queueState;
+    }
+
+    /** Packets sent and not yet completed by the device (or counted as dropped). */
+    public long inFlight()
+    {
+        return queueState.inFlight();
+    }
+
+    public boolean isClosed()
+    {
+        return closed;
+    }
+
+    /**
+     * Sends a datagram to the connected peer.
+     *
+     * @return a positive value if accepted, else a negative {@link SendResult}.
+     */
+    public long send(final DirectBuffer payload, final int offset, final int length)
+    {
+        if (null == remote)
+        {
+            return refuse(SendResult.NOT_CONNECTED);
+        }
+        return transmit(connectedFlow, connectedHash, payload, offset, length);
+    }
+
+    /**
+     * Sends a datagram to {@code to}, which must be of the socket's family.
+     *
+     * @return a positive value if accepted, else a negative {@link SendResult}.
+     */
+    public long sendTo(final Endpoint to, final DirectBuffer payload, final int offset, final int length)
+    {
+        return sendTo(to.family(), to.hi(), to.lo(), to.port(), payload, offset, length);
+    }
+
+    /**
+     * Sends a datagram back to the sender of {@code request} (received on this socket), from the address it was
+     * sent to. Allocation-free: the fast path of a request/response server.
+     *
+     * @return a positive value if accepted, else a negative {@link SendResult}.
+     */
+    public long reply(final ReceivedDatagram request, final DirectBuffer payload, final int offset, final int length)
+    {
+        final FlowKey flow = request.flow();
+        return sendTo(flow.family(), flow.srcHi(), flow.srcLo(), flow.srcPort(), payload, offset, length);
+    }
+
+    private long sendTo(final int family, final long hi, final long lo, final int port, final DirectBuffer payload,
+        final int offset, final int length)
+    {
+        if (family != local.family())
+        {
+            return refuse(SendResult.WRONG_FAMILY);
+        }
+        if (FlowKey.FAMILY_IPV4 == family)
+        {
+            scratch.setIpv4(FlowKey.PROTO_UDP, (int)local.srcLo(), (int)lo, local.srcPort(), port);
+        }
+        else
+        {
+            scratch.setIpv6(FlowKey.PROTO_UDP, local.srcHi(), local.srcLo(), hi, lo, local.srcPort(), port);
+        }
+        return transmit(scratch, flowHash(family, hi, lo, port), payload, offset, length);
+    }
+
+    /** skb_get_hash for an unconnected send (§3.4): computed per destination, cached for repeats of the last one. */
+    private int flowHash(final int family, final long hi, final long lo, final int port)
+    {
+        if (port != lastPort || lo != lastLo || hi != lastHi || family != lastFamily)
+        {
+            lastFamily = family;
+            lastHi = hi;
+            lastLo = lo;
+            lastPort = port;
+            lastHash = portContext.hasher().hash(scratch);
+        }
+        return lastHash;
+    }
+
+    private long transmit(
+        final FlowKey flow, final int flowHash, final DirectBuffer payload, final int offset, final int length)
+    {
+        if (closed)
+        {
+            return refuse(SendResult.CLOSED);
+        }
+        if (sendBufferPackets > 0 && queueState.inFlight() >= sendBufferPackets)
+        {
+            return refuse(SendResult.SEND_BUFFER_FULL);
+        }
+        final int frameLength = writer.headerLength(flow.family()) + length;
+        if (length < 0 || frameLength > portContext.maxFrame())
+        {
+            return refuse(SendResult.TOO_LONG);
+        }
+
+        // ooo_okay is decided before this packet's own charge (§1.5), and the pick may re-cache the queue (§1.2).
+        final boolean oooOkay = queueState.oooOkay();
+        final int picked = TxQueueSelector.pickTx(
+            portContext.queueMap(), queueState, CpuThread.currentCpu(), flowHash);
+        final PacketPublication ring = portContext.qdiscRing(TxQueueSelector.queue(picked));
+
+        long result = ring.tryClaim(frameLength, claim);
+        if (PacketPublication.ADMIN_ACTION == result)
+        {
+            result = ring.tryClaim(frameLength, claim);
+        }
+        if (result < 0)
+        {
+            if (PacketPublication.BACK_PRESSURED == result || PacketPublication.ADMIN_ACTION == result)
+            {
+                backPressured.incrementRelease();
+                return SendResult.BACK_PRESSURED;
+            }
+            return refuse(result);
+        }
+
+        final PipelineConfig.PortAddress address = portContext.address();
+        final int written = writer.write(claim.buffer(), claim.frameOffset(), address.peerMac(), address.mac(), flow,
+            payload, offset, length);
+        if (written != frameLength)
+        {
+            claim.abort();
+            throw new IndexOutOfBoundsException("payload [" + offset + ", " + (offset + length) + ") is not inside " +
+                "the " + payload.capacity() + "-byte buffer (writer result " + written + ")");
+        }
+        claim.putHeader(flowHash, id, priority, RingFrameHeader.NO_RX_QUEUE,
+            oooOkay ? RingFrameHeader.FLAG_OOO_OKAY : 0, RingFrameHeader.NO_TRACE_ID, 0);
+        queueState.packetSent();
+        claim.commit();
+        sent.incrementRelease();
+        return result;
+    }
+
+    private long refuse(final long result)
+    {
+        refused.incrementRelease();
+        return result;
+    }
+
+    /**
+     * Connects to {@code peer}: only its datagrams are received from now on, {@link #send} goes to it, and the
+     * socket caches its TX queue (§1.2) and records the RX queue its datagrams arrive on (§2.4). Call before
+     * sending from the sending thread; the pipeline's socket table is updated before this returns.
+     */
+    void connect(final Endpoint peer)
+    {
+        if (peer.family() != local.family())
+        {
+            throw new IllegalArgumentException("cannot connect an IPv" + local.family() + " socket to " + peer);
+        }
+        if (FlowKey.FAMILY_IPV4 == peer.family())
+        {
+            connectedFlow.setIpv4(FlowKey.PROTO_UDP, (int)local.srcLo(), (int)peer.lo(), local.srcPort(), peer.port());
+        }
+        else
+        {
+            connectedFlow.setIpv6(FlowKey.PROTO_UDP, local.srcHi(), local.srcLo(), peer.hi(), peer.lo(),
+                local.srcPort(), peer.port());
+        }
+        connectedHash = portContext.hasher().hash(connectedFlow);
+        queueState.connect();
+        remote = peer;
+    }
+
+    FlowKey localKey()
+    {
+        return local;
+    }
+
+    PacketPublication receiveRing()
+    {
+        return receiveRing;
+    }
+
+    PacketSubscription receiveSubscription()
+    {
+        return receiveSubscription;
+    }
+
+    /** A TX completion (or a counted drop) of one of this socket's packets; any thread. */
+    void packetCompleted()
+    {
+        queueState.packetCompleted();
+    }
+
+    /** The RX path's sk_mark_napi_id (§2.4): only connected sockets record it. */
+    void recordRxQueue(final int rxQueue)
+    {
+        queueState.recordRxQueue(rxQueue);
+    }
+
+    void markClosed()
+    {
+        closed = true;
+    }
+
+    /**
+     * Closes the socket: it stops receiving, its actor stops and its ring is released. Packets already sent still
+     * leave. Blocks until done (a control-plane call).
+     */
+    @Override
+    public void close()
+    {
+        if (!closed)
+        {
+            closed = true;
+            onClose.run();
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "UdpSocket{id=" + id + ", port=" + port() + ", cpu=" + cpu + ", local=" + local() +
+            (wildcard ? " (any address)" : "") + ", remote=" + remote + ", " + queueState + "}";
+    }
+}
