@@ -18,11 +18,10 @@ public final class ReceivedDatagram
     private int flowHash;
     private final FlowKey flow = new FlowKey();
 
-    void wrap(final DirectBuffer buffer, final ParsedFrame parsed, final int frameOffset, final int rxQueue,
-        final int flowHash)
+    void wrap(final DirectBuffer buffer, final ParsedFrame parsed, final int rxQueue, final int flowHash)
     {
         this.buffer = buffer;
-        this.payloadOffset = frameOffset + parsed.payloadOffset();
+        this.payloadOffset = parsed.payloadOffset();
         this.payloadLength = parsed.payloadLength();
         this.rxQueue = rxQueue;
         this.flowHash = flowHash;

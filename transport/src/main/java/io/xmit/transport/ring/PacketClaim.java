@@ -31,7 +31,8 @@ public final class PacketClaim
     private int frameLength;
     private boolean active;
 
-    PacketClaim()
+    /** A claim for any ring's {@link PacketPublication#tryClaim}, used by one thread at a time. */
+    public PacketClaim()
     {
     }
 

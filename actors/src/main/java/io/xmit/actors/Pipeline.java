@@ -1,0 +1,662 @@
+package io.xmit.actors;
+
+import akka.actor.typed.ActorRef;
+import akka.actor.typed.ActorSystem;
+import akka.actor.typed.Behavior;
+import akka.actor.typed.DispatcherSelector;
+import akka.actor.typed.Props;
+import akka.actor.typed.javadsl.AskPattern;
+import io.xmit.actors.cpu.Cpus;
+import io.xmit.actors.stats.CounterType;
+import io.xmit.actors.stats.CountersFile;
+import io.xmit.pipeline.flow.FlowHasher;
+import io.xmit.pipeline.flow.FlowKey;
+import io.xmit.pipeline.xps.QueueMap;
+import io.xmit.pipeline.xps.XpsMask;
+import io.xmit.pipeline.txq.ByteQueueLimits;
+import io.xmit.pipeline.txq.TxQueueState;
+import io.xmit.transport.nic.NicDevice;
+import io.xmit.transport.nic.NicDriver;
+import io.xmit.transport.nic.NicSpec;
+import io.xmit.transport.ring.PacketPublication;
+import io.xmit.transport.ring.PacketSubscription;
+import io.xmit.transport.ring.RingDoorbell;
+import io.xmit.transport.ring.RingDutyCycle;
+import io.xmit.transport.ring.Rings;
+import io.xmit.transport.ring.RingsConfig;
+
+import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.CountersReader;
+
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+/**
+ * A running xmit pipeline inside an application's {@link ActorSystem}: a device, its CPUs, the RX-queue, qdisc,
+ * TX-queue, mapping and socket actors, their rings and counters. {@link #start} builds it from a
+ * {@link PipelineConfig}; sockets are opened with {@link #openUdp}; {@link #close} stops the actors and releases every
+ * thread, ring, file and native resource.
+ * <p>
+ * Placement: RX queue i and TX queue i (its qdisc and completion actors) of every port run on CPU {@code i mod cpus};
+ * a socket's receive side on the CPU it asks for, or the next one round-robin. Control calls ({@code openUdp},
+ * XPS changes, {@code close}) block for at most {@link #CONTROL_TIMEOUT}; call them from outside the pipeline's CPUs.
+ */
+public final class Pipeline implements AutoCloseable
+{
+    public static final Duration CONTROL_TIMEOUT = Duration.ofSeconds(10);
+
+    private static final int QDISC_STREAM_BASE = 1000;
+    private static final int SOCKET_STREAM_BASE = 100_000;
+
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    private final ActorSystem<?> system;
+    private final PipelineConfig config;
+    private final NicDevice device;
+    private final Rings rings;
+    private final CountersFile counters;
+    private final DispatcherSelector[] cpus;
+    private final PortContext[] ports;
+    private final SocketTable sockets;
+    private final List<ActorRef<MappingActor.Command>> mappings;
+    private final ActorRef<QdiscActor.Command>[][] qdiscs;
+    private final ActorRef<PipelineGuardian.Command> guardian;
+    private final CompletableFuture<Throwable> terminated;
+    private final AtomicInteger nextSocketId = new AtomicInteger();
+    private final AtomicInteger nextSocketCpu = new AtomicInteger();
+    private final Map<Integer, SocketResources> socketActors = new LinkedHashMap<>();
+    private boolean closed;
+
+    private Pipeline(
+        final ActorSystem<?> system,
+        final PipelineConfig config,
+        final NicDevice device,
+        final Rings rings,
+        final CountersFile counters,
+        final DispatcherSelector[] cpus,
+        final PortContext[] ports,
+        final SocketTable sockets,
+        final List<ActorRef<MappingActor.Command>> mappings,
+        final ActorRef<QdiscActor.Command>[][] qdiscs,
+        final ActorRef<PipelineGuardian.Command> guardian,
+        final CompletableFuture<Throwable> terminated)
+    {
+        this.system = system;
+        this.config = config;
+        this.device = device;
+        this.rings = rings;
+        this.counters = counters;
+        this.cpus = cpus;
+        this.ports = ports;
+        this.sockets = sockets;
+        this.mappings = mappings;
+        this.qdiscs = qdiscs;
+        this.guardian = guardian;
+        this.terminated = terminated;
+    }
+
+    /**
+     * Builds and starts a pipeline in {@code system}.
+     *
+     * @throws IllegalArgumentException if the configuration does not fit the device (an XPS mask, say).
+     * @throws IllegalStateException    if a resource cannot be had (the device, the rings, the counters file);
+     *                                  whatever was already made is released.
+     */
+    public static Pipeline start(final ActorSystem<?> system, final PipelineConfig config)
+    {
+        final List<AutoCloseable> made = new ArrayList<>();
+        try
+        {
+            return build(system, config, made);
+        }
+        catch (final RuntimeException ex)
+        {
+            for (int i = made.size() - 1; i >= 0; i--)
+            {
+                try
+                {
+                    made.get(i).close();
+                }
+                catch (final Exception suppressed)
+                {
+                    ex.addSuppressed(suppressed);
+                }
+            }
+            throw ex;
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Pipeline build(final ActorSystem<?> system, final PipelineConfig config,
+        final List<AutoCloseable> made)
+    {
+        final NicSpec spec = config.deviceSpec();
+        final CountersFile counters = CountersFile.create(config.name(), config.countersDir(),
+            CountersFile.DEFAULT_CAPACITY);
+        made.add(counters);
+        final NicDevice device = NicDevice.open(spec);
+        made.add(device);
+        final Rings rings = Rings.launch(config.name(), RingsConfig.defaults()
+            .withMaxFrameLength(Math.max(spec.maxFrame(), RingsConfig.MIN_FRAME_LENGTH))
+            .withIpcTermLength(config.qdiscRingTerm()));
+        made.add(rings);
+
+        final DispatcherSelector[] cpus = Cpus.register(system, config.cpus(),
+            config.cores().stream().mapToInt(Integer::intValue).toArray(), config.throughput());
+        final CompletableFuture<Throwable> terminated = new CompletableFuture<>();
+        final ActorRef<PipelineGuardian.Command> guardian = system.systemActorOf(
+            PipelineGuardian.create(terminated), "xmit-" + config.name() + "-" + INSTANCES.incrementAndGet(),
+            Props.empty());
+        made.add(() -> stopGuardian(guardian, terminated));
+
+        final FlowHasher hasher = FlowHasher.random();
+        final SocketTable sockets = new SocketTable();
+        final PortContext[] ports = new PortContext[device.portCount()];
+        final List<ActorRef<MappingActor.Command>> mappings = new ArrayList<>();
+        final ActorRef<QdiscActor.Command>[][] qdiscs = new ActorRef[device.portCount()][];
+        final RingDoorbell[][] rxDoorbells = new RingDoorbell[device.portCount()][];
+        final AtomicCounter[] interrupts = new AtomicCounter[device.portCount()];
+        for (int p = 0; p < device.portCount(); p++)
+        {
+            final NicDriver driver = device.port(p);
+            final int txCount = driver.txQueueCount();
+            final int rxCount = driver.rxQueueCount();
+            final PacketPublication[] qdiscRings = new PacketPublication[txCount];
+            final ActorWake<QdiscActor.Command>[] qdiscWakes = new ActorWake[txCount];
+            final RingDoorbell[] qdiscDoorbells = new RingDoorbell[txCount];
+            for (int q = 0; q < txCount; q++)
+            {
+                qdiscWakes[q] = new ActorWake<>(QdiscActor.Poll.INSTANCE);
+                qdiscDoorbells[q] = new RingDoorbell(qdiscWakes[q]);
+                qdiscRings[q] = rings.addPublication(qdiscStream(p, q), qdiscDoorbells[q]);
+            }
+            ports[p] = new PortContext(p, config.ports().get(p), qdiscRings, hasher, driver.maxFrame(),
+                initialMap(config, p, txCount, rxCount));
+            mappings.add((ActorRef<MappingActor.Command>)spawn(system, guardian, "mapping-" + p,
+                MappingActor.create(ports[p], txCount), Props.empty()));
+
+            qdiscs[p] = new ActorRef[txCount];
+            for (int q = 0; q < txCount; q++)
+            {
+                final TxQueueState state = new TxQueueState(System::nanoTime);
+                final ByteQueueLimits bql = new ByteQueueLimits(state);
+                final InFlightFifo inFlight = new InFlightFifo(driver.ringSize());
+                final ActorWake<PollingActor.Poll> txqWake = new ActorWake<>(PollingActor.Poll.INSTANCE);
+                final RingDoorbell txqDoorbell = new RingDoorbell(txqWake);
+                final PacketSubscription ring = rings.addSubscription(qdiscStream(p, q), qdiscDoorbells[q]);
+                final QdiscEngine qdisc = new QdiscEngine(p, q, driver, ring, state, bql, inFlight, sockets, config,
+                    counters, txqDoorbell::ring);
+                final TxQueueEngine txq = new TxQueueEngine(p, q, driver, state, bql, inFlight, sockets, counters,
+                    qdiscDoorbells[q]::ring);
+                final Props on = cpus[q % cpus.length];
+                qdiscs[p][q] = (ActorRef<QdiscActor.Command>)spawn(system, guardian, "qdisc-" + p + "-" + q,
+                    QdiscActor.create(qdisc, new RingDutyCycle(qdiscDoorbells[q], qdisc::poll, config.spinPolls()),
+                    qdiscWakes[q]), on);
+                spawn(system, guardian, "txq-" + p + "-" + q,
+                    PollingActor.create(new RingDutyCycle(txqDoorbell, txq::poll, config.spinPolls()), txqWake), on);
+            }
+
+            rxDoorbells[p] = new RingDoorbell[rxCount];
+            for (int q = 0; q < rxCount; q++)
+            {
+                final ActorWake<PollingActor.Poll> rxWake = new ActorWake<>(PollingActor.Poll.INSTANCE);
+                rxDoorbells[p][q] = new RingDoorbell(rxWake);
+                final RxQueueEngine rx = new RxQueueEngine(p, q, driver, sockets, rxDoorbells[p][q],
+                    config.rxBurst(), counters);
+                spawn(system, guardian, "rxq-" + p + "-" + q, PollingActor.create(
+                    new RingDutyCycle(rxDoorbells[p][q], rx::poll, config.spinPolls()), rxWake),
+                    cpus[q % cpus.length]);
+            }
+            interrupts[p] = counters.allocate(CounterType.RX_INTERRUPTS, "port=" + p);
+        }
+        device.startInterrupts((port, queue) ->
+        {
+            interrupts[port].incrementRelease();
+            rxDoorbells[port][queue].ring();
+        });
+        return new Pipeline(system, config, device, rings, counters, cpus, ports, sockets, mappings, qdiscs, guardian,
+            terminated);
+    }
+
+    private static ActorRef<?> spawn(final ActorSystem<?> system, final ActorRef<PipelineGuardian.Command> guardian,
+        final String name, final Behavior<?> behavior, final Props props)
+    {
+        return await(AskPattern.ask(guardian,
+            (ActorRef<ActorRef<?>> replyTo) -> new PipelineGuardian.Spawn(name, behavior, props, replyTo),
+            CONTROL_TIMEOUT, system.scheduler()), "spawning " + name);
+    }
+
+    private static <T> T await(final CompletionStage<T> stage, final String what)
+    {
+        try
+        {
+            return stage.toCompletableFuture().get(CONTROL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("xmit: interrupted while " + what, ex);
+        }
+        catch (final ExecutionException | TimeoutException ex)
+        {
+            throw new IllegalStateException("xmit: " + what + " did not complete within " + CONTROL_TIMEOUT + ": " +
+                ex, ex);
+        }
+    }
+
+    private static void stopGuardian(
+        final ActorRef<PipelineGuardian.Command> guardian, final CompletableFuture<Throwable> terminated)
+    {
+        guardian.tell(new PipelineGuardian.Stop());
+        try
+        {
+            terminated.get(CONTROL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        catch (final ExecutionException | TimeoutException ex)
+        {
+            throw new IllegalStateException("xmit: the pipeline's actors did not stop within " + CONTROL_TIMEOUT, ex);
+        }
+    }
+
+    public PipelineConfig config()
+    {
+        return config;
+    }
+
+    /** The device's ports, for statistics and fault injection ({@link NicDriver#stats}, {@link NicDriver#fault}). */
+    public NicDriver driver(final int port)
+    {
+        return device.port(port);
+    }
+
+    public int portCount()
+    {
+        return ports.length;
+    }
+
+    /** The XPS/queue-count snapshot senders on {@code port} select over now. */
+    public QueueMap queueMap(final int port)
+    {
+        return portContext(port).queueMap();
+    }
+
+    /**
+     * Opens a UDP socket. Blocks until its receive actor runs and its address is registered, so datagrams for it are
+     * delivered from the moment this returns.
+     *
+     * @throws IllegalArgumentException for a bad option (port, CPU, address), naming it.
+     * @throws IllegalStateException    if the address is in use or the pipeline is closed.
+     */
+    public UdpSocket openUdp(final SocketOptions options)
+    {
+        final PortContext port = portContext(options.port());
+        final int cpu = options.cpu() < 0 ? Math.floorMod(nextSocketCpu.getAndIncrement(), cpus.length) :
+            options.cpu();
+        if (cpu >= cpus.length)
+        {
+            throw new IllegalArgumentException("socket cpu " + options.cpu() + " is not in 0.." + (cpus.length - 1) +
+                " (or -1 for any)");
+        }
+        final FlowKey local = localKey(port, options);
+        synchronized (this)
+        {
+            checkOpen();
+            final int id = nextSocketId.incrementAndGet();
+            final ActorWake<PollingActor.Poll> wake = new ActorWake<>(PollingActor.Poll.INSTANCE);
+            final RingDoorbell doorbell = new RingDoorbell(wake);
+            final int stream = SOCKET_STREAM_BASE + id;
+            final PacketSubscription subscription = rings.addSubscription(stream, doorbell);
+            final PacketPublication publication = rings.addPublication(stream, doorbell, config.socketRingTerm());
+            final String scope = "port=" + port.port() + " socket=" + id;
+            final AtomicCounter[] sendCounters = {
+                counters.allocate(CounterType.SOCKET_SENT, scope),
+                counters.allocate(CounterType.SOCKET_SEND_BACKPRESSURED, scope),
+                counters.allocate(CounterType.SOCKET_SEND_REFUSED, scope)};
+            final UdpSocket[] holder = new UdpSocket[1];
+            final UdpSocket socket = new UdpSocket(id, cpu, port, local, "*".equals(options.address()),
+                options.priority(), options.sendBufferPackets(), publication, subscription, sendCounters,
+                () -> closeSocket(holder[0]));
+            holder[0] = socket;
+            try
+            {
+                if (null != options.connectTo())
+                {
+                    socket.connect(options.connectTo());
+                }
+                sockets.put(socket);
+            }
+            catch (final RuntimeException ex)
+            {
+                socket.markClosed();
+                publication.close();
+                subscription.close();
+                for (final AtomicCounter counter : sendCounters)
+                {
+                    counters.free(counter);
+                }
+                throw ex;
+            }
+            final SocketReceiver receiver = new SocketReceiver(socket, options.handler(), options.target(),
+                config.rxBurst(), counters);
+            final ActorRef<?> actor = spawn(system, guardian, "socket-" + id, PollingActor.create(
+                new RingDutyCycle(doorbell, receiver::poll, config.spinPolls()), wake), cpus[cpu]);
+            socketActors.put(id, new SocketResources(actor, receiver, sendCounters));
+            return socket;
+        }
+    }
+
+    private record SocketResources(ActorRef<?> actor, SocketReceiver receiver, AtomicCounter[] sendCounters)
+    {
+    }
+
+    private synchronized void closeSocket(final UdpSocket socket)
+    {
+        socket.markClosed();
+        sockets.remove(socket);
+        final SocketResources resources = socketActors.remove(socket.id());
+        if (null == resources || closed)
+        {
+            return;
+        }
+        await(AskPattern.ask(guardian,
+            (ActorRef<Boolean> replyTo) -> new PipelineGuardian.StopChild(resources.actor(), replyTo),
+            CONTROL_TIMEOUT, system.scheduler()), "stopping socket " + socket.id());
+        socket.receiveRing().close();
+        socket.receiveSubscription().close();
+        resources.receiver().close();
+        for (final AtomicCounter counter : resources.sendCounters())
+        {
+            counters.free(counter);
+        }
+    }
+
+    /** Writes {@code xps_cpus} of TX queue {@code txq} on {@code port} (a hex mask, as sysfs takes it). */
+    public MappingActor.MappingReply setXpsCpus(final int port, final int txq, final String mask)
+    {
+        return askMapping(port, "setting xps_cpus",
+            replyTo -> new MappingActor.SetXpsCpus(txq, mask, replyTo));
+    }
+
+    /** Writes {@code xps_rxqs} of TX queue {@code txq} on {@code port}. */
+    public MappingActor.MappingReply setXpsRxqs(final int port, final int txq, final String mask)
+    {
+        return askMapping(port, "setting xps_rxqs",
+            replyTo -> new MappingActor.SetXpsRxqs(txq, mask, replyTo));
+    }
+
+    /** Sets the real TX queue count of {@code port}, 1..the device's TX queues. */
+    public MappingActor.MappingReply setTxQueueCount(final int port, final int count)
+    {
+        return askMapping(port, "setting the TX queue count",
+            replyTo -> new MappingActor.SetTxQueueCount(count, replyTo));
+    }
+
+    /** Which TX queue a connected socket of {@code flow} on {@code port} would get now, and why. */
+    public MappingActor.Explanation explain(final int port, final FlowKey flow, final int cpu, final int rxQueue)
+    {
+        portContext(port);
+        return await(AskPattern.ask(mappings.get(port),
+            (ActorRef<MappingActor.Explanation> replyTo) -> new MappingActor.Explain(flow, cpu, rxQueue, replyTo),
+            CONTROL_TIMEOUT, system.scheduler()), "explaining a flow");
+    }
+
+    private MappingActor.MappingReply askMapping(final int port, final String what,
+        final Function<ActorRef<MappingActor.MappingReply>, MappingActor.Command> command)
+    {
+        portContext(port);
+        return await(AskPattern.ask(mappings.get(port), command::apply, CONTROL_TIMEOUT, system.scheduler()), what);
+    }
+
+    /** The packets in the backlog of the qdisc of TX queue {@code txq} on {@code port}, read on its own thread. */
+    public int qdiscBacklog(final int port, final int txq)
+    {
+        return await(AskPattern.ask(qdiscs[portContext(port).port()][txq],
+            (ActorRef<Integer> replyTo) -> new QdiscActor.GetBacklog(replyTo), CONTROL_TIMEOUT, system.scheduler()),
+            "reading a qdisc backlog");
+    }
+
+    /** The counters file, which {@code CountersFile.open} (or {@code xmit stat}) reads from another process. */
+    public java.nio.file.Path countersPath()
+    {
+        return counters.path();
+    }
+
+    /**
+     * The value of counter {@code type} for {@code scope} ({@code "port=0 txq=3"}, {@code "port=1 rxq=0"},
+     * {@code "port=0 socket=7"}), or -1 if there is no such counter.
+     */
+    public long counter(final CounterType type, final String scope)
+    {
+        final String label = type.label() + " " + scope;
+        final CountersReader reader = counters.reader();
+        final long[] value = {-1};
+        reader.forEach((counterId, typeId, keyBuffer, counterLabel) ->
+        {
+            if (typeId == type.typeId() && counterLabel.equals(label))
+            {
+                value[0] = reader.getCounterValue(counterId);
+            }
+        });
+        return value[0];
+    }
+
+    /** The sum of counter {@code type} over all queues (or sockets) of {@code port}. */
+    public long total(final CounterType type, final int port)
+    {
+        final String prefix = type.label() + " port=" + port + " ";
+        final CountersReader reader = counters.reader();
+        final long[] sum = {0};
+        reader.forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (typeId == type.typeId() && label.startsWith(prefix) && !label.contains(" side="))
+            {
+                sum[0] += reader.getCounterValue(counterId);
+            }
+        });
+        return sum[0];
+    }
+
+    /** Every counter, label → value, in allocation order. */
+    public Map<String, Long> counters()
+    {
+        final CountersReader reader = counters.reader();
+        final Map<String, Long> values = new LinkedHashMap<>();
+        reader.forEach((counterId, typeId, keyBuffer, label) -> values.put(label, reader.getCounterValue(counterId)));
+        return values;
+    }
+
+    /** The open sockets. */
+    public List<UdpSocket> sockets()
+    {
+        return sockets.sockets();
+    }
+
+    /** Completes with null when the pipeline's actors have stopped normally, or with the failure that stopped them. */
+    public CompletionStage<Throwable> whenTerminated()
+    {
+        return terminated;
+    }
+
+    /**
+     * Stops the pipeline: sockets refuse sends, every actor stops, then the device (and its interrupt thread), the
+     * rings and the counters file are released. Packets still in rings or backlogs are not drained (graceful stop
+     * with draining belongs to the reliability issue). Idempotent; blocks for at most a few {@link #CONTROL_TIMEOUT}s.
+     */
+    @Override
+    public void close()
+    {
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+        }
+        for (final UdpSocket socket : sockets.sockets())
+        {
+            socket.markClosed();
+        }
+        RuntimeException failure = null;
+        try
+        {
+            stopGuardian(guardian, terminated);
+        }
+        catch (final RuntimeException ex)
+        {
+            failure = ex;
+        }
+        for (final AutoCloseable resource : List.<AutoCloseable>of(device, rings, counters))
+        {
+            try
+            {
+                resource.close();
+            }
+            catch (final Exception ex)
+            {
+                if (null == failure)
+                {
+                    failure = new IllegalStateException("xmit: closing " + resource + " failed: " + ex, ex);
+                }
+                else
+                {
+                    failure.addSuppressed(ex);
+                }
+            }
+        }
+        if (null != failure)
+        {
+            throw failure;
+        }
+    }
+
+    private void checkOpen()
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("pipeline '" + config.name() + "' is closed");
+        }
+    }
+
+    private PortContext portContext(final int port)
+    {
+        if (port < 0 || port >= ports.length)
+        {
+            throw new IllegalArgumentException("device port " + port + " is not in 0.." + (ports.length - 1));
+        }
+        return ports[port];
+    }
+
+    private FlowKey localKey(final PortContext port, final SocketOptions options)
+    {
+        final PipelineConfig.PortAddress address = port.address();
+        final FlowKey local = new FlowKey();
+        final String text = options.address();
+        final boolean own = null == text || "*".equals(text);
+        final int localPort = options.localPort();
+        if (FlowKey.FAMILY_IPV4 == options.family())
+        {
+            final int ipv4 = own ? address.ipv4() : ByteBuffer.wrap(literal(text, 4)).getInt();
+            local.setIpv4(FlowKey.PROTO_UDP, ipv4, 0, localPort, 0);
+        }
+        else
+        {
+            long hi = address.ipv6Hi();
+            long lo = address.ipv6Lo();
+            if (!own)
+            {
+                final ByteBuffer bytes = ByteBuffer.wrap(literal(text, 16));
+                hi = bytes.getLong();
+                lo = bytes.getLong();
+            }
+            local.setIpv6(FlowKey.PROTO_UDP, hi, lo, 0, 0, localPort, 0);
+        }
+        return local;
+    }
+
+    private static byte[] literal(final String text, final int length)
+    {
+        try
+        {
+            final byte[] bytes = InetAddress.ofLiteral(text).getAddress();
+            if (bytes.length == length)
+            {
+                return bytes;
+            }
+        }
+        catch (final IllegalArgumentException ignored)
+        {
+            // Reported below.
+        }
+        throw new IllegalArgumentException("socket address '" + text + "' is not an IPv" + (length == 4 ? 4 : 6) +
+            " address literal (or '*' for any)");
+    }
+
+    private static int qdiscStream(final int port, final int txq)
+    {
+        return QDISC_STREAM_BASE + port * 256 + txq;
+    }
+
+    private static QueueMap initialMap(final PipelineConfig config, final int port, final int txCount,
+        final int rxCount)
+    {
+        QueueMap map = QueueMap.create(txCount, config.cpus(), rxCount);
+        if (txCount > 1)
+        {
+            for (int q = 0; q < txCount; q++)
+            {
+                switch (config.xpsPreset())
+                {
+                    case CPUS -> map = map.withXpsCpus(q, XpsMask.of(config.cpus(), q % config.cpus()));
+                    case RXQS -> map = map.withXpsRxqs(q, XpsMask.of(rxCount, rxqsOf(q, txCount, rxCount)));
+                    case NONE ->
+                    {
+                    }
+                }
+            }
+        }
+        for (final PipelineConfig.XpsEntry entry : config.xps())
+        {
+            if (entry.port() != port)
+            {
+                continue;
+            }
+            if (null != entry.cpus())
+            {
+                map = map.withXpsCpus(entry.txq(), XpsMask.parseCpus(entry.cpus(), config.cpus(), entry.txq()));
+            }
+            if (null != entry.rxqs())
+            {
+                map = map.withXpsRxqs(entry.txq(), XpsMask.parseRxqs(entry.rxqs(), rxCount, entry.txq()));
+            }
+        }
+        return map;
+    }
+
+    /** The RX queues whose replies TX queue {@code txq} serves: {@code txq}, {@code txq + txCount}, … */
+    private static int[] rxqsOf(final int txq, final int txCount, final int rxCount)
+    {
+        final List<Integer> rxqs = new ArrayList<>();
+        for (int r = txq; r < rxCount; r += txCount)
+        {
+            rxqs.add(r);
+        }
+        return rxqs.stream().mapToInt(Integer::intValue).toArray();
+    }
+}

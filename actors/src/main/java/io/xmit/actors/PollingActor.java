@@ -1,0 +1,50 @@
+package io.xmit.actors;
+
+import akka.actor.typed.Behavior;
+import akka.actor.typed.SupervisorStrategy;
+import akka.actor.typed.javadsl.Behaviors;
+import io.xmit.transport.ring.RingDutyCycle;
+
+import java.time.Duration;
+
+/**
+ * The actor of a pipeline stage whose whole protocol is "poll": each {@link Poll} runs its duty cycle once. Three
+ * stages are such actors, each on its CPU's dispatcher:
+ * <ul>
+ * <li>the <b>RX queue</b> ({@link RxQueueEngine}, NAPI): polls the shim while frames flow; idle, it arms the queue's
+ * interrupt and re-polls once, and the device's interrupt thread wakes it with one Poll;</li>
+ * <li>the <b>TX queue</b> ({@link TxQueueEngine}): woken by its qdisc after each {@code tx_burst}, polls while
+ * packets are in flight, sleeps when none are;</li>
+ * <li>the <b>socket</b> ({@link SocketReceiver}): woken by the RX queues that copy datagrams into its ring.</li>
+ * </ul>
+ * Supervision: restart, at most 10 times in 10 s (then the failure escalates to the pipeline's guardian, which
+ * stops). The engine lives outside the behavior (ring positions, in-flight FIFO, unreleased RX descriptors stay where
+ * they were), and the restarted behavior polls once to take its duty cycle back, since the Poll it failed on is gone.
+ */
+final class PollingActor
+{
+    enum Poll
+    {
+        INSTANCE
+    }
+
+    private PollingActor()
+    {
+    }
+
+    static Behavior<Poll> create(final RingDutyCycle dutyCycle, final ActorWake<Poll> wake)
+    {
+        final Behavior<Poll> behavior = Behaviors.setup(context ->
+        {
+            wake.bind(context.getSelf());
+            context.getSelf().tell(Poll.INSTANCE);
+            return Behaviors.receiveMessage(poll ->
+            {
+                dutyCycle.onPoll();
+                return Behaviors.same();
+            });
+        });
+        return Behaviors.supervise(behavior)
+            .onFailure(SupervisorStrategy.restart().withLimit(10, Duration.ofSeconds(10)));
+    }
+}

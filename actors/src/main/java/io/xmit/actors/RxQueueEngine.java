@@ -1,0 +1,147 @@
+package io.xmit.actors;
+
+import io.xmit.actors.stats.CounterType;
+import io.xmit.actors.stats.CountersFile;
+import io.xmit.pipeline.flow.FlowKey;
+import io.xmit.pipeline.frame.FrameParser;
+import io.xmit.pipeline.frame.ParseStatus;
+import io.xmit.pipeline.frame.ParsedFrame;
+import io.xmit.transport.nic.NicDriver;
+import io.xmit.transport.nic.RxBurst;
+import io.xmit.transport.ring.PacketClaim;
+import io.xmit.transport.ring.PacketPublication;
+import io.xmit.transport.ring.RingDoorbell;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
+
+/**
+ * One RX queue, NAPI-style (architecture.md, "RX queues: NAPI"): each {@link #poll()} takes a burst from the shim,
+ * parses each frame, finds its socket (connected 5-tuple, then bound address and port), records the RX queue on a
+ * connected socket (§2.4), copies the frame into the socket's ring and releases the burst. When its duty cycle goes
+ * idle, the poll made while idle first arms the queue's interrupt, so a frame that lands after that poll raises one
+ * (the re-poll after arming is the duty cycle's own re-check).
+ * <p>
+ * Every frame that reaches no socket is counted under its reason: malformed (the parser's verdict), unsupported
+ * (not UDP, or an IP fragment: ARP and ICMP belong to the real-interface issue), no socket, or the socket's ring full.
+ */
+final class RxQueueEngine
+{
+    private final int port;
+    private final int rxq;
+    private final NicDriver driver;
+    private final SocketTable sockets;
+    private final RingDoorbell doorbell;
+    private final RxBurst burst;
+    private final UnsafeBuffer frame = new UnsafeBuffer(0, 0);
+    private final FrameParser parser = new FrameParser();
+    private final ParsedFrame parsed = new ParsedFrame();
+    private final PacketClaim claim = new PacketClaim();
+
+    private final AtomicCounter rxPackets;
+    private final AtomicCounter rxBytes;
+    private final AtomicCounter delivered;
+    private final AtomicCounter dropNoSocket;
+    private final AtomicCounter dropMalformed;
+    private final AtomicCounter dropRingFull;
+    private final AtomicCounter dropUnsupported;
+    private final AtomicCounter polls;
+    private final AtomicCounter driverErrors;
+
+    RxQueueEngine(
+        final int port,
+        final int rxq,
+        final NicDriver driver,
+        final SocketTable sockets,
+        final RingDoorbell doorbell,
+        final int burstSize,
+        final CountersFile counters)
+    {
+        this.port = port;
+        this.rxq = rxq;
+        this.driver = driver;
+        this.sockets = sockets;
+        this.doorbell = doorbell;
+        this.burst = new RxBurst(burstSize);
+        final String scope = "port=" + port + " rxq=" + rxq;
+        rxPackets = counters.allocate(CounterType.RX_PACKETS, scope);
+        rxBytes = counters.allocate(CounterType.RX_BYTES, scope);
+        delivered = counters.allocate(CounterType.RX_DELIVERED, scope);
+        dropNoSocket = counters.allocate(CounterType.RX_DROP_NO_SOCKET, scope);
+        dropMalformed = counters.allocate(CounterType.RX_DROP_MALFORMED, scope);
+        dropRingFull = counters.allocate(CounterType.RX_DROP_SOCKET_RING_FULL, scope);
+        dropUnsupported = counters.allocate(CounterType.RX_DROP_UNSUPPORTED, scope);
+        polls = counters.allocate(CounterType.RX_POLLS, scope);
+        driverErrors = counters.allocate(CounterType.TXQ_DRIVER_ERRORS, scope + " side=rx");
+    }
+
+    /** @return frames taken from the shim (each delivered or counted as dropped). */
+    int poll()
+    {
+        if (RingDoorbell.RUNNING != doorbell.state())
+        {
+            // napi_complete: going idle, so interrupts back on before the last look.
+            driver.armRx(rxq, true);
+        }
+        polls.incrementRelease();
+        final int count = driver.rxBurst(rxq, burst);
+        if (count <= 0)
+        {
+            if (count < 0)
+            {
+                driverErrors.incrementRelease();
+            }
+            return 0;
+        }
+        long bytes = 0;
+        for (int i = 0; i < count; i++)
+        {
+            burst.wrapFrame(i, frame);
+            bytes += frame.capacity();
+            deliver(burst.rssHash(i));
+        }
+        driver.rxRelease(rxq, count);
+        rxPackets.getAndAddRelease(count);
+        rxBytes.getAndAddRelease(bytes);
+        return count;
+    }
+
+    private void deliver(final int rssHash)
+    {
+        final int length = frame.capacity();
+        if (ParseStatus.OK != parser.parse(frame, 0, length, parsed))
+        {
+            dropMalformed.incrementRelease();
+            return;
+        }
+        if (FlowKey.PROTO_UDP != parsed.ipProtocol() || parsed.isFragment())
+        {
+            dropUnsupported.incrementRelease();
+            return;
+        }
+        final UdpSocket socket = sockets.lookup(port, parsed.flowKey());
+        if (null == socket || socket.isClosed())
+        {
+            dropNoSocket.incrementRelease();
+            return;
+        }
+        socket.recordRxQueue(rxq);
+
+        final PacketPublication ring = socket.receiveRing();
+        long result = ring.tryClaim(length, claim);
+        if (PacketPublication.ADMIN_ACTION == result)
+        {
+            result = ring.tryClaim(length, claim);
+        }
+        if (result < 0)
+        {
+            // A socket closing under us is a frame for no socket; anything else is its ring overflowing.
+            (PacketPublication.CLOSED == result ? dropNoSocket : dropRingFull).incrementRelease();
+            return;
+        }
+        claim.putHeader(rssHash, socket.id(), 0, rxq, 0, 0, 0);
+        claim.buffer().putBytes(claim.frameOffset(), frame, 0, length);
+        claim.commit();
+        delivered.incrementRelease();
+    }
+}

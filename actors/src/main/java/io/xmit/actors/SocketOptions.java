@@ -1,0 +1,121 @@
+package io.xmit.actors;
+
+import akka.actor.typed.ActorRef;
+import io.xmit.pipeline.flow.FlowKey;
+
+/**
+ * How to open a UDP socket: start from {@link #udp4(int)} or {@link #udp6(int)} and change what differs.
+ *
+ * @param port              the device port (0 for the first).
+ * @param family            {@link FlowKey#FAMILY_IPV4} or {@link FlowKey#FAMILY_IPV6}.
+ * @param address           the local address literal, {@code "*"} for every address of the port, or null for the
+ *                          port's own address of the family.
+ * @param localPort         the UDP port, 1..65535.
+ * @param cpu               the CPU the socket's receive side runs on, or -1 to spread sockets over the CPUs.
+ * @param handler           the fast receive path (called on the socket's CPU), or null.
+ * @param target            the convenience receive path (an application actor), or null; not both.
+ * @param connectTo         the peer to connect to, or null.
+ * @param sendBufferPackets the most packets in flight before {@link SendResult#SEND_BUFFER_FULL}; 0 for no limit.
+ * @param priority          the packets' priority (SO_PRIORITY, 0..15 count for pfifo_fast's band).
+ */
+public record SocketOptions(
+    int port,
+    int family,
+    String address,
+    int localPort,
+    int cpu,
+    DatagramHandler handler,
+    ActorRef<Datagrams> target,
+    Endpoint connectTo,
+    long sendBufferPackets,
+    int priority)
+{
+    public SocketOptions
+    {
+        if (FlowKey.FAMILY_IPV4 != family && FlowKey.FAMILY_IPV6 != family)
+        {
+            throw new IllegalArgumentException("socket family must be 4 or 6, was " + family);
+        }
+        if (localPort < 1 || localPort > 0xFFFF)
+        {
+            throw new IllegalArgumentException("local UDP port " + localPort + " is not in 1..65535");
+        }
+        if (null != handler && null != target)
+        {
+            throw new IllegalArgumentException("give a socket a handler or a target actor, not both");
+        }
+        if (sendBufferPackets < 0)
+        {
+            throw new IllegalArgumentException("sendBufferPackets must be 0 (no limit) or more, was " +
+                sendBufferPackets);
+        }
+        if (priority < 0)
+        {
+            throw new IllegalArgumentException("priority must be 0 or more, was " + priority);
+        }
+        if (null != connectTo && connectTo.family() != family)
+        {
+            throw new IllegalArgumentException("an IPv" + family + " socket cannot connect to " + connectTo);
+        }
+    }
+
+    /** An IPv4 socket on port 0's own address, receiving nothing until a handler or target is set. */
+    public static SocketOptions udp4(final int localPort)
+    {
+        return new SocketOptions(0, FlowKey.FAMILY_IPV4, null, localPort, -1, null, null, null, 0, 0);
+    }
+
+    /** An IPv6 socket on port 0's own address. */
+    public static SocketOptions udp6(final int localPort)
+    {
+        return new SocketOptions(0, FlowKey.FAMILY_IPV6, null, localPort, -1, null, null, null, 0, 0);
+    }
+
+    public SocketOptions onPort(final int devicePort)
+    {
+        return new SocketOptions(devicePort, family, address, localPort, cpu, handler, target, connectTo,
+            sendBufferPackets, priority);
+    }
+
+    public SocketOptions bindTo(final String localAddress)
+    {
+        return new SocketOptions(port, family, localAddress, localPort, cpu, handler, target, connectTo,
+            sendBufferPackets, priority);
+    }
+
+    public SocketOptions onCpu(final int socketCpu)
+    {
+        return new SocketOptions(port, family, address, localPort, socketCpu, handler, target, connectTo,
+            sendBufferPackets, priority);
+    }
+
+    public SocketOptions handler(final DatagramHandler datagramHandler)
+    {
+        return new SocketOptions(port, family, address, localPort, cpu, datagramHandler, null, connectTo,
+            sendBufferPackets, priority);
+    }
+
+    public SocketOptions deliverTo(final ActorRef<Datagrams> actor)
+    {
+        return new SocketOptions(port, family, address, localPort, cpu, null, actor, connectTo, sendBufferPackets,
+            priority);
+    }
+
+    public SocketOptions connect(final Endpoint peer)
+    {
+        return new SocketOptions(port, family, address, localPort, cpu, handler, target, peer, sendBufferPackets,
+            priority);
+    }
+
+    public SocketOptions sendBuffer(final long packets)
+    {
+        return new SocketOptions(port, family, address, localPort, cpu, handler, target, connectTo, packets,
+            priority);
+    }
+
+    public SocketOptions priority(final int packetPriority)
+    {
+        return new SocketOptions(port, family, address, localPort, cpu, handler, target, connectTo,
+            sendBufferPackets, packetPriority);
+    }
+}

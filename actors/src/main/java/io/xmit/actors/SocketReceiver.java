@@ -1,0 +1,131 @@
+package io.xmit.actors;
+
+import akka.actor.typed.ActorRef;
+import io.xmit.actors.stats.CounterType;
+import io.xmit.actors.stats.CountersFile;
+import io.xmit.pipeline.frame.FrameParser;
+import io.xmit.pipeline.frame.ParseStatus;
+import io.xmit.pipeline.frame.ParsedFrame;
+import io.xmit.pipeline.frame.RingFrameHeader;
+import io.xmit.transport.ring.PacketHandler;
+import io.xmit.transport.ring.PacketSubscription;
+
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The receive side of one socket, run by its actor on the socket's CPU: drains the socket's ring and hands each
+ * datagram to the application, either to a {@link DatagramHandler} in place (no copy, no allocation) or, copied, in
+ * one {@link Datagrams} message per poll to an application actor.
+ */
+final class SocketReceiver
+{
+    private static final Logger LOG = LoggerFactory.getLogger(SocketReceiver.class);
+
+    private final UdpSocket socket;
+    private final PacketSubscription ring;
+    private final DatagramHandler handler;
+    private final ActorRef<Datagrams> target;
+    private final int pollLimit;
+    private final FrameParser parser = new FrameParser();
+    private final ParsedFrame parsed = new ParsedFrame();
+    private final ReceivedDatagram datagram = new ReceivedDatagram();
+    private final PacketHandler onFrame = this::onFrame;
+    private final CountersFile counters;
+    private final AtomicCounter received;
+    private final AtomicCounter deliveredCount;
+    private List<Datagram> pending;
+    private long handlerFailures;
+
+    SocketReceiver(
+        final UdpSocket socket,
+        final DatagramHandler handler,
+        final ActorRef<Datagrams> target,
+        final int pollLimit,
+        final CountersFile counters)
+    {
+        this.socket = socket;
+        this.ring = socket.receiveSubscription();
+        this.handler = handler;
+        this.target = target;
+        this.pollLimit = pollLimit;
+        this.counters = counters;
+        final String scope = "port=" + socket.port() + " socket=" + socket.id();
+        received = counters.allocate(CounterType.SOCKET_RECEIVED, scope);
+        deliveredCount = counters.allocate(CounterType.SOCKET_DELIVERED, scope);
+    }
+
+    UdpSocket socket()
+    {
+        return socket;
+    }
+
+    /** @return datagrams taken from the ring. */
+    int poll()
+    {
+        final int frames = ring.poll(onFrame, pollLimit);
+        if (null != pending)
+        {
+            target.tell(new Datagrams(pending));
+            pending = null;
+        }
+        if (frames > 0)
+        {
+            received.getAndAddRelease(frames);
+        }
+        return frames;
+    }
+
+    private void onFrame(
+        final RingFrameHeader header, final DirectBuffer buffer, final int frameOffset, final int frameLength)
+    {
+        // The RX queue checked this frame before copying it here; parsing again finds the payload.
+        if (ParseStatus.OK != parser.parse(buffer, frameOffset, frameLength, parsed))
+        {
+            return;
+        }
+        datagram.wrap(buffer, parsed, header.rxQueue(), header.flowHash());
+        if (null != handler)
+        {
+            try
+            {
+                handler.onDatagram(socket, datagram);
+            }
+            catch (final RuntimeException ex)
+            {
+                if (0 == handlerFailures++)
+                {
+                    LOG.error("socket {}: the datagram handler threw; the datagram counts as delivered (further " +
+                        "failures are counted, not logged)", socket.id(), ex);
+                }
+            }
+        }
+        else
+        {
+            if (null == pending)
+            {
+                pending = new ArrayList<>();
+            }
+            pending.add(new Datagram(socket.id(), datagram.source(), datagram.payload(), datagram.rxQueue()));
+        }
+        deliveredCount.incrementRelease();
+    }
+
+    /** Frees the counters, once the socket's actor has stopped. */
+    void close()
+    {
+        counters.free(received);
+        counters.free(deliveredCount);
+    }
+
+    /** How often the application's handler threw. */
+    long handlerFailures()
+    {
+        return handlerFailures;
+    }
+}

@@ -1,0 +1,105 @@
+package io.xmit.actors;
+
+import io.xmit.actors.stats.CounterType;
+import io.xmit.actors.stats.CountersFile;
+import io.xmit.pipeline.txq.ByteQueueLimits;
+import io.xmit.pipeline.txq.TxQueueState;
+import io.xmit.transport.nic.NicDriver;
+import io.xmit.transport.nic.TxCompletion;
+
+import org.agrona.concurrent.status.AtomicCounter;
+
+/**
+ * The completion side of one TX queue (the driver's TX clean-up and kernel-semantics §7): reclaims what the device
+ * has sent, releases each packet's socket in completion order (which drives {@code ooo_okay} and send-buffer
+ * limits), tells BQL, and wakes the queue and its qdisc when there is room again (§7.3, §7.6).
+ */
+final class TxQueueEngine
+{
+    private final int txq;
+    private final NicDriver driver;
+    private final TxQueueState state;
+    private final ByteQueueLimits bql;
+    private final InFlightFifo inFlight;
+    private final SocketTable sockets;
+    private final int ringSize;
+    private final Runnable wakeQdisc;
+    private final TxCompletion completion = new TxCompletion();
+
+    private final AtomicCounter completedPackets;
+    private final AtomicCounter completedBytes;
+    private final AtomicCounter wakes;
+    private final AtomicCounter reclaimErrors;
+    private final AtomicCounter bqlLimit;
+    private final AtomicCounter inFlightBytes;
+
+    TxQueueEngine(
+        final int port,
+        final int txq,
+        final NicDriver driver,
+        final TxQueueState state,
+        final ByteQueueLimits bql,
+        final InFlightFifo inFlight,
+        final SocketTable sockets,
+        final CountersFile counters,
+        final Runnable wakeQdisc)
+    {
+        this.txq = txq;
+        this.driver = driver;
+        this.state = state;
+        this.bql = bql;
+        this.inFlight = inFlight;
+        this.sockets = sockets;
+        this.ringSize = driver.ringSize();
+        this.wakeQdisc = wakeQdisc;
+        final String scope = "port=" + port + " txq=" + txq;
+        completedPackets = counters.allocate(CounterType.TXQ_COMPLETED_PACKETS, scope);
+        completedBytes = counters.allocate(CounterType.TXQ_COMPLETED_BYTES, scope);
+        wakes = counters.allocate(CounterType.TXQ_WAKES, scope);
+        reclaimErrors = counters.allocate(CounterType.TXQ_DRIVER_ERRORS, scope + " side=reclaim");
+        bqlLimit = counters.allocate(CounterType.TXQ_BQL_LIMIT, scope);
+        inFlightBytes = counters.allocate(CounterType.TXQ_INFLIGHT_BYTES, scope);
+    }
+
+    /**
+     * Reclaims once.
+     *
+     * @return the packets completed, or 1 while packets are still in flight (a backlogged wire completes them only
+     * as time passes, so the queue keeps polling), or 0 when nothing is in flight and the duty cycle may go idle.
+     */
+    int poll()
+    {
+        if (driver.txReclaim(txq, completion) < 0)
+        {
+            reclaimErrors.incrementRelease();
+        }
+        final int packets = (int)completion.packets();
+        if (packets > 0)
+        {
+            final int bytes = (int)completion.bytes();
+            inFlight.remove(packets, sockets);
+            completedPackets.getAndAddRelease(packets);
+            completedBytes.getAndAddRelease(bytes);
+            // netdev_tx_completed_queue (§7.3): room under the BQL limit again → the qdisc runs.
+            if (bql.completed(packets, bytes))
+            {
+                wakes.incrementRelease();
+                wakeQdisc.run();
+            }
+            bqlLimit.setRelease(bql.dql().limit());
+            inFlightBytes.setRelease(bql.dql().inflight());
+        }
+        // netif_tx_wake_queue (§7.6) once the driver's ring has room: the in-flight FIFO holds exactly what
+        // occupies it (accepted, not yet reclaimed).
+        if ((state.bits() & TxQueueState.DRV_XOFF) != 0 && inFlight.size() < ringSize && state.wakeQueue())
+        {
+            wakes.incrementRelease();
+            wakeQdisc.run();
+        }
+        if (packets > 0)
+        {
+            return packets;
+        }
+        return inFlight.size() > 0 ? 1 : 0;
+    }
+}

@@ -1,0 +1,65 @@
+package io.xmit.actors;
+
+import akka.actor.testkit.typed.javadsl.ActorTestKit;
+import io.xmit.actors.stats.CounterType;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+class EchoSmokeTest
+{
+    private static final ActorTestKit KIT = ActorTestKit.create();
+
+    @AfterAll
+    static void shutdown()
+    {
+        KIT.shutdownTestKit();
+    }
+
+    @Test
+    void echoesOverTheLoopDevice() throws Exception
+    {
+        final PipelineConfig config = PipelineConfig.defaults().withName("smoke").withCpus(2)
+            .withRingTerms(1 << 20, 1 << 16);
+        try (Pipeline pipeline = Pipeline.start(KIT.system(), config))
+        {
+            final UnsafeBuffer reply = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
+            pipeline.openUdp(SocketOptions.udp4(7).handler((socket, datagram) ->
+            {
+                reply.putBytes(0, datagram.buffer(), datagram.payloadOffset(), datagram.payloadLength());
+                socket.reply(datagram, reply, 0, datagram.payloadLength());
+            }));
+            final ConcurrentLinkedQueue<String> received = new ConcurrentLinkedQueue<>();
+            final UdpSocket client = pipeline.openUdp(SocketOptions.udp4(5000).onPort(1)
+                .connect(Endpoint.of("10.0.0.1", 7))
+                .handler((socket, datagram) -> received.add(new String(datagram.payload()))));
+            final UnsafeBuffer payload = new UnsafeBuffer(new byte[16]);
+            for (int i = 0; i < 100; i++)
+            {
+                final byte[] text = String.format("hello %04d", i).getBytes();
+                payload.putBytes(0, text);
+                long r;
+                while ((r = client.send(payload, 0, text.length)) < 0)
+                {
+                    Thread.onSpinWait();
+                }
+            }
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (received.size() < 100 && System.nanoTime() < deadline)
+            {
+                Thread.sleep(1);
+            }
+            System.out.println(pipeline.counters());
+            assertEquals(100, received.size());
+            assertEquals("hello 0000", received.peek());
+            assertEquals(100, pipeline.total(CounterType.QDISC_PACKETS, 1));
+        }
+    }
+}
