@@ -111,18 +111,6 @@ public final class SocketTable
         }
     }
 
-    synchronized boolean isBound(final int port, final int family, final int localPort)
-    {
-        for (final UdpSocket socket : sockets)
-        {
-            if (socket.port() == port && socket.family() == family && socket.localKey().srcPort() == localPort)
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
     public synchronized List<UdpSocket> sockets()
     {
         return List.copyOf(sockets);

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersManager;
@@ -73,15 +72,13 @@ public final class CountersFile implements AutoCloseable
     static final Pattern FILE_NAME = Pattern.compile("xmit-(\\d{1,18})-([A-Za-z0-9._-]{1,64})\\.counters");
 
     private final Path path;
-    private final MappedByteBuffer mapping;
     private final CountersManager countersManager;
     private final List<AtomicCounter> allocated = new ArrayList<>();
     private boolean closed;
 
-    private CountersFile(final Path path, final MappedByteBuffer mapping, final CountersManager countersManager)
+    private CountersFile(final Path path, final CountersManager countersManager)
     {
         this.path = path;
-        this.mapping = mapping;
         this.countersManager = countersManager;
     }
 
@@ -157,7 +154,7 @@ public final class CountersFile implements AutoCloseable
         // Magic last: a reader that sees it also sees the lengths, as Aeron publishes the CnC version last.
         header.putIntRelease(MAGIC_OFFSET, MAGIC);
 
-        return new CountersFile(path, mapping, new CountersManager(metadata, values, StandardCharsets.UTF_8));
+        return new CountersFile(path, new CountersManager(metadata, values, StandardCharsets.UTF_8));
     }
 
     /**
@@ -235,9 +232,9 @@ public final class CountersFile implements AutoCloseable
     }
 
     /**
-     * Frees every counter, unmaps the file and deletes it. Every thread writing a counter from this file must
-     * have stopped first: a counter is a raw address in the mapping, and writing it after the unmap crashes
-     * the JVM. Closing twice does nothing.
+     * Frees every counter and deletes the file. The mapping is left to the garbage collector, so a thread that still
+     * writes a counter after the close writes into live memory (the write is lost, the JVM is safe). Closing twice
+     * does nothing.
      */
     public synchronized void close()
     {
@@ -254,7 +251,9 @@ public final class CountersFile implements AutoCloseable
             counter.close();
         }
         allocated.clear();
-        IoUtil.unmap(mapping);
+        // Not unmapped: a writer racing the close (a socket sending as its pipeline stops) then writes into memory
+        // that stays mapped until the last counter referring to it is unreachable, never into a hole that would crash
+        // the JVM. The file's name is gone at once; its pages go with the garbage collector.
         try
         {
             Files.deleteIfExists(path);
