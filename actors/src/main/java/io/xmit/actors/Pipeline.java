@@ -355,7 +355,7 @@ public final class Pipeline implements AutoCloseable
             final SocketReceiver receiver = new SocketReceiver(socket, options.handler(), options.target(),
                 config.rxBurst(), counters);
             final ActorRef<?> actor = spawn(system, guardian, "socket-" + id, PollingActor.create(
-                new RingDutyCycle(doorbell, receiver::poll, config.spinPolls()), wake), cpus[cpu]);
+                new RingDutyCycle(doorbell, receiver::poll, config.socketSpinPolls()), wake), cpus[cpu]);
             socketActors.put(id, new SocketResources(actor, receiver, sendCounters));
             return socket;
         }

@@ -25,7 +25,9 @@ import java.util.Locale;
  * @param bulkLimit      the most packets in one {@code tx_burst}.
  * @param bandLimit      packets per pfifo_fast band (the kernel's {@code tx_queue_len}).
  * @param overflow       what a qdisc does with a full backlog.
- * @param spinPolls      empty polls a ring consumer spins through before going idle (0: idle at once).
+ * @param spinPolls      empty polls an RX queue, qdisc or TX queue spins through before going idle (0: idle at once).
+ * @param socketSpinPolls the same for sockets' receive sides; 0 by default, because a pipeline may have thousands of
+ *                       sockets sharing a CPU, and each one spinning after every datagram would starve the queues.
  * @param rxBurst        frames per {@code rx_burst}.
  * @param qdiscRingTerm  the term length of each TX queue's ring (bytes, power of two).
  * @param socketRingTerm the term length of each socket's receive ring.
@@ -45,6 +47,7 @@ public record PipelineConfig(
     int bandLimit,
     OverflowPolicy overflow,
     int spinPolls,
+    int socketSpinPolls,
     int rxBurst,
     int qdiscRingTerm,
     int socketRingTerm,
@@ -105,6 +108,7 @@ public record PipelineConfig(
             throw new IllegalArgumentException("xmit.qdisc.overflow must be set (backpressure or drop)");
         }
         check("xmit.spin-polls", spinPolls, 0, 1 << 24);
+        check("xmit.socket-spin-polls", socketSpinPolls, 0, 1 << 24);
         check("xmit.rx.burst", rxBurst, 1, spec.ringSize());
         checkTerm("xmit.rings.qdisc-term-length", qdiscRingTerm, spec.maxFrame());
         checkTerm("xmit.rings.socket-term-length", socketRingTerm, spec.maxFrame());
@@ -135,7 +139,7 @@ public record PipelineConfig(
     {
         final String device = "loop:tx=4,rx=4,ring=1024";
         return new PipelineConfig("xmit", device, Runtime.getRuntime().availableProcessors(), List.of(), 10, 64, 64,
-            1000, OverflowPolicy.BACKPRESSURE, DEFAULT_SPIN_POLLS, 64, 8 << 20, 1 << 20, defaultPorts(device),
+            1000, OverflowPolicy.BACKPRESSURE, DEFAULT_SPIN_POLLS, 0, 64, 8 << 20, 1 << 20, defaultPorts(device),
             XpsPreset.NONE, List.of(), RingsConfig.DEFAULT_DIRECTORY_BASE);
     }
 
@@ -148,7 +152,7 @@ public record PipelineConfig(
     public PipelineConfig withName(final String name)
     {
         return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+            spinPolls, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
     }
 
     /** A new device; the ports' addresses go back to the defaults if the port count changes. */
@@ -157,44 +161,52 @@ public record PipelineConfig(
         final List<PortAddress> newPorts =
             parseDevice(device).backend().ports() == ports.size() ? ports : defaultPorts(device);
         return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, rxBurst, qdiscRingTerm, socketRingTerm, newPorts, xpsPreset, xps, countersDir);
+            spinPolls, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, newPorts, xpsPreset, xps, countersDir);
     }
 
     public PipelineConfig withCpus(final int cpus)
     {
         return new PipelineConfig(name, device, cpus, List.of(), throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+            spinPolls, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
     }
 
     public PipelineConfig withQdisc(final int quota, final int bulkLimit, final int bandLimit,
         final OverflowPolicy overflow)
     {
         return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+            spinPolls, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
     }
 
+    /** The spin budget of RX queues, qdiscs and TX queues. */
     public PipelineConfig withSpinPolls(final int spinPolls)
     {
         return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+            spinPolls, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+    }
+
+    /** The spin budget of sockets' receive sides. */
+    public PipelineConfig withSocketSpinPolls(final int socketSpinPolls)
+    {
+        return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
+            spinPolls, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
     }
 
     public PipelineConfig withRingTerms(final int qdiscRingTerm, final int socketRingTerm)
     {
         return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+            spinPolls, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
     }
 
     public PipelineConfig withXps(final XpsPreset preset, final List<XpsEntry> entries)
     {
         return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, preset, entries, countersDir);
+            spinPolls, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, preset, entries, countersDir);
     }
 
     public PipelineConfig withCountersDir(final Path countersDir)
     {
         return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+            spinPolls, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
     }
 
     /**
@@ -248,6 +260,7 @@ public record PipelineConfig(
                 config.hasPath("qdisc.overflow") ?
                     OverflowPolicy.of("xmit.qdisc.overflow", config.getString("qdisc.overflow")) : d.overflow,
                 integer(config, "spin-polls", d.spinPolls),
+                integer(config, "socket-spin-polls", d.socketSpinPolls),
                 integer(config, "rx.burst", d.rxBurst),
                 bytes(config, "rings.qdisc-term-length", d.qdiscRingTerm),
                 bytes(config, "rings.socket-term-length", d.socketRingTerm),

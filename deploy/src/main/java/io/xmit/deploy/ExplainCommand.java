@@ -67,18 +67,18 @@ final class ExplainCommand
                     out.println(HELP);
                     return Main.EXIT_OK;
                 }
-                case "--tx-queues" -> txQueues = intArg(arg, value(args, ++i, arg), 1, 0xFFFF);
-                case "--rx-queues" -> rxQueues = intArg(arg, value(args, ++i, arg), 1, 0xFFFF);
-                case "--cpus" -> cpus = intArg(arg, value(args, ++i, arg), 1, 4096);
-                case "--cpu" -> cpu = intArg(arg, value(args, ++i, arg), 0, 4095);
-                case "--rx-queue" -> rxQueue = intArg(arg, value(args, ++i, arg), 0, 0xFFFE);
-                case "--cached" -> cached = intArg(arg, value(args, ++i, arg), 0, 0xFFFE);
+                case "--tx-queues" -> txQueues = Args.intArg(arg, Args.value(args, ++i, arg), 1, 0xFFFF);
+                case "--rx-queues" -> rxQueues = Args.intArg(arg, Args.value(args, ++i, arg), 1, 0xFFFF);
+                case "--cpus" -> cpus = Args.intArg(arg, Args.value(args, ++i, arg), 1, 4096);
+                case "--cpu" -> cpu = Args.intArg(arg, Args.value(args, ++i, arg), 0, 4095);
+                case "--rx-queue" -> rxQueue = Args.intArg(arg, Args.value(args, ++i, arg), 0, 0xFFFE);
+                case "--cached" -> cached = Args.intArg(arg, Args.value(args, ++i, arg), 0, 0xFFFE);
                 case "--ooo-okay" -> oooOkay = true;
                 case "--json" -> json = true;
-                case "--xps-cpus", "--xps-rxqs" -> xps.add(new String[] {arg, value(args, ++i, arg)});
+                case "--xps-cpus", "--xps-rxqs" -> xps.add(new String[] {arg, Args.value(args, ++i, arg)});
                 case "--flow" ->
                 {
-                    final String text = value(args, ++i, arg);
+                    final String text = Args.value(args, ++i, arg);
                     try
                     {
                         flow = FlowKey.parse(text);
@@ -90,7 +90,7 @@ final class ExplainCommand
                 }
                 case "--hash-key" ->
                 {
-                    final String hex = value(args, ++i, arg);
+                    final String hex = Args.value(args, ++i, arg);
                     if (!hex.matches("[0-9a-fA-F]{32}"))
                     {
                         throw new UsageException("--hash-key '" + hex + "': expected exactly 32 hex digits (128 bits)");
@@ -245,7 +245,7 @@ final class ExplainCommand
         {
             throw new UsageException(option + " '" + pair + "': expected TXQ=MASK, e.g. 0=01");
         }
-        final int txq = intArg(option + " '" + pair + "': tx queue", pair.substring(0, eq), 0, txQueues - 1);
+        final int txq = Args.intArg(option + " '" + pair + "': tx queue", pair.substring(0, eq), 0, txQueues - 1);
         final String mask = pair.substring(eq + 1);
         try
         {
@@ -259,30 +259,4 @@ final class ExplainCommand
         }
     }
 
-    private static String value(final String[] args, final int i, final String option)
-    {
-        if (i >= args.length)
-        {
-            throw new UsageException(option + " needs a value");
-        }
-        return args[i];
-    }
-
-    private static int intArg(final String what, final String text, final int min, final int max)
-    {
-        final int value;
-        try
-        {
-            value = Integer.parseInt(text);
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new UsageException(what + " '" + text + "': not a number");
-        }
-        if (value < min || value > max)
-        {
-            throw new UsageException(what + " " + value + ": must be in " + min + ".." + max);
-        }
-        return value;
-    }
 }

@@ -13,9 +13,9 @@ public final class Main
     private static final String USAGE = """
         usage: xmit <command> [options]
           explain   which TX queue a flow leaves on, and the rule that chose it (like `ip route get` for queues)
-          run       the main job on the built-in loop device (arrives with the actor pipeline)
+          run       the main job: a request/response service over the built-in loop device
           help      this text
-        `xmit explain --help` shows the explain options.""";
+        `xmit <command> --help` shows a command's options.""";
 
     private Main()
     {
@@ -40,12 +40,7 @@ public final class Main
             return switch (args[0])
             {
                 case "explain" -> ExplainCommand.run(rest, out);
-                case "run" ->
-                {
-                    err.println("xmit run: the main job arrives with the actor pipeline (issue 4); " +
-                        "today the pipeline core is here: try `xmit explain --help`");
-                    yield EXIT_FAILED;
-                }
+                case "run" -> RunCommand.run(rest, out);
                 case "help", "--help", "-h" ->
                 {
                     out.println(USAGE);

@@ -1,0 +1,37 @@
+package io.xmit.deploy;
+
+/** Command-line option values, checked: a bad one is a {@link UsageException} naming the option and the value. */
+final class Args
+{
+    private Args()
+    {
+    }
+
+    /** The value after option {@code option} at {@code args[i]}. */
+    static String value(final String[] args, final int i, final String option)
+    {
+        if (i >= args.length)
+        {
+            throw new UsageException(option + " needs a value");
+        }
+        return args[i];
+    }
+
+    static int intArg(final String what, final String text, final int min, final int max)
+    {
+        final int value;
+        try
+        {
+            value = Integer.parseInt(text);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new UsageException(what + " '" + text + "': not a number");
+        }
+        if (value < min || value > max)
+        {
+            throw new UsageException(what + " " + value + ": must be in " + min + ".." + max);
+        }
+        return value;
+    }
+}
