@@ -1,0 +1,123 @@
+package io.xmit.actors;
+
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Helpers for the end-to-end tests over the {@code loop} device: bounded waits, sends that ride out back-pressure,
+ * and the small configurations the tests start from.
+ */
+final class EndToEndSupport
+{
+    /** The longest any single wait in these tests may take; a healthy pipeline needs milliseconds. */
+    static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private EndToEndSupport()
+    {
+    }
+
+    /** A 4 TX / 4 RX queue loop device without a rate, small rings (keeps /dev/shm use low). */
+    static PipelineConfig loopConfig(final String name, final int cpus, final XpsPreset preset)
+    {
+        return PipelineConfig.defaults().withName(name).withCpus(cpus)
+            .withDevice("loop:tx=4,rx=4,ring=1024,frame=2048,rate=0")
+            .withRingTerms(1 << 20, 1 << 16)
+            .withXps(preset, List.of());
+    }
+
+    /** Waits until {@code condition} holds, failing with {@code what} (and {@code state}) after {@link #WAIT_NANOS}. */
+    static void await(final String what, final BooleanSupplier condition, final Supplier<Object> state)
+    {
+        final long deadline = System.nanoTime() + WAIT_NANOS;
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                fail("timed out waiting for " + what + "; state: " + state.get());
+            }
+            sleepBriefly();
+        }
+    }
+
+    /**
+     * Waits until {@code value} reaches at least {@code expected} (bounded), then asserts it is exactly
+     * {@code expected}: a counter that overshoots is a failure, not a pass.
+     */
+    static void awaitExactly(final String what, final long expected, final LongSupplier value)
+    {
+        final long deadline = System.nanoTime() + WAIT_NANOS;
+        while (value.getAsLong() < expected && System.nanoTime() - deadline < 0)
+        {
+            sleepBriefly();
+        }
+        assertEquals(expected, value.getAsLong(), what);
+    }
+
+    /** Sends to {@code to}, retrying only while back-pressured; any other refusal fails the test. */
+    static void sendTo(final UdpSocket socket, final Endpoint to, final byte[] payload)
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(payload);
+        retry(socket, () -> socket.sendTo(to, buffer, 0, payload.length));
+    }
+
+    /** Sends to the connected peer, retrying only while back-pressured. */
+    static void send(final UdpSocket socket, final byte[] payload)
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(payload);
+        retry(socket, () -> socket.send(buffer, 0, payload.length));
+    }
+
+    private static void retry(final UdpSocket socket, final LongSupplier attempt)
+    {
+        final long deadline = System.nanoTime() + WAIT_NANOS;
+        long result;
+        while ((result = attempt.getAsLong()) < 0)
+        {
+            if (SendResult.BACK_PRESSURED != result)
+            {
+                fail("send on " + socket + " refused: " + result);
+            }
+            if (System.nanoTime() - deadline > 0)
+            {
+                fail("send on " + socket + " back-pressured for " + TimeUnit.NANOSECONDS.toSeconds(WAIT_NANOS) +
+                    " s");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** The reply a request/response server in these tests gives: {@code "re:"} then the request reversed. */
+    static byte[] transform(final byte[] request)
+    {
+        final byte[] reply = new byte[request.length + 3];
+        reply[0] = 'r';
+        reply[1] = 'e';
+        reply[2] = ':';
+        for (int i = 0; i < request.length; i++)
+        {
+            reply[3 + i] = request[request.length - 1 - i];
+        }
+        return reply;
+    }
+
+    private static void sleepBriefly()
+    {
+        try
+        {
+            Thread.sleep(1);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(ex);
+        }
+    }
+}
