@@ -156,6 +156,23 @@ class PipelineConfigTest
     }
 
     @Test
+    void aNumberThatIsNotAWholeIntIsRefusedNamingTheKeyAndTheValue()
+    {
+        assertEquals("xmit.cpus = 2.5 is not a whole number (an int)", refused("xmit.cpus = 2.5"));
+        assertEquals("xmit.cpus = \"four\" is not a whole number (an int)", refused("xmit.cpus = four"));
+        assertEquals("xmit.qdisc.quota = 3000000000 is not a whole number (an int)",
+            refused("xmit.qdisc.quota = 3000000000"));
+        assertEquals("xmit.rx.burst = [1] is not a whole number (an int)", refused("xmit.rx.burst = [1]"));
+        assertEquals(3, parse("xmit.cpus = \"3\"").cpus(), "a quoted number is still a number in HOCON");
+    }
+
+    @Test
+    void anXmitThatIsNotAnObjectIsAnIllegalArgument()
+    {
+        assertEquals("String: 1: xmit has type NUMBER rather than OBJECT", refused("xmit = 3"));
+    }
+
+    @Test
     void ringTermsNameTheKeyAndTheRule()
     {
         assertEquals("xmit.rings.qdisc-term-length = 100000: " + RING_TERM_RULE + "100000",
