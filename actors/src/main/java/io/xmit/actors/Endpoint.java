@@ -55,14 +55,17 @@ public record Endpoint(int family, long hi, long lo, int port)
     /** From an address literal such as {@code 10.0.0.2} or {@code fd00::2}. */
     public static Endpoint of(final String address, final int port)
     {
+        // Only the literal's failure is reported as a bad address: a bad port has its own message.
+        final InetAddress literal;
         try
         {
-            return of(InetAddress.ofLiteral(address), port);
+            literal = InetAddress.ofLiteral(address);
         }
         catch (final IllegalArgumentException ex)
         {
             throw new IllegalArgumentException("'" + address + "' is not an IPv4 or IPv6 address literal", ex);
         }
+        return of(literal, port);
     }
 
     public static Endpoint ipv4(final int address, final int port)

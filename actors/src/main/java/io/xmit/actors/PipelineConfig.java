@@ -3,6 +3,8 @@ package io.xmit.actors;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigRenderOptions;
+import com.typesafe.config.ConfigValue;
 import io.xmit.transport.nic.NicSpec;
 import io.xmit.transport.ring.RingsConfig;
 
@@ -217,10 +219,10 @@ public record PipelineConfig(
      */
     public static PipelineConfig fromConfig(final Config root)
     {
-        final Config config = root.hasPath("xmit") ? root.getConfig("xmit") : ConfigFactory.empty();
         final PipelineConfig d = defaults();
         try
         {
+            final Config config = root.hasPath("xmit") ? root.getConfig("xmit") : ConfigFactory.empty();
             final String device = string(config, "device", d.device);
             final int cpus = integer(config, "cpus", d.cpus);
             final List<Integer> cores = config.hasPath("cores") ? config.getIntList("cores") : List.of();
@@ -404,7 +406,30 @@ public record PipelineConfig(
 
     private static int integer(final Config config, final String key, final int fallback)
     {
-        return config.hasPath(key) ? config.getInt(key) : fallback;
+        return config.hasPath(key) ? wholeNumber("xmit." + key, config.getValue(key)) : fallback;
+    }
+
+    /** HOCON's getInt would read 2.5 as 2, and its type errors name neither the whole key nor the value. */
+    private static int wholeNumber(final String key, final ConfigValue value)
+    {
+        final Object unwrapped = value.unwrapped();
+        if (unwrapped instanceof Integer number)
+        {
+            return number;
+        }
+        if (unwrapped instanceof String text)
+        {
+            try
+            {
+                return Integer.parseInt(text.trim());
+            }
+            catch (final NumberFormatException ignored)
+            {
+                // Reported below with the key.
+            }
+        }
+        throw new IllegalArgumentException(
+            key + " = " + value.render(ConfigRenderOptions.concise()) + " is not a whole number (an int)");
     }
 
     private static int bytes(final Config config, final String key, final int fallback)

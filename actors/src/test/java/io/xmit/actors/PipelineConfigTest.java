@@ -1,0 +1,288 @@
+package io.xmit.actors;
+
+import com.typesafe.config.ConfigFactory;
+import io.xmit.actors.PipelineConfig.PortAddress;
+import io.xmit.actors.PipelineConfig.XpsEntry;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * The pipeline's configuration: every key under {@code xmit { … }}, the defaults, and the message of each bad value
+ * (it names the key and the value).
+ */
+class PipelineConfigTest
+{
+    private static final String RING_TERM_RULE =
+        "ipcTermLength must be a power of two from 65536 (64 KiB) to 1073741824 (1 GiB), was ";
+
+    @Test
+    void noXmitSectionIsTheDefaults()
+    {
+        assertEquals(PipelineConfig.defaults(), PipelineConfig.fromConfig(ConfigFactory.empty()));
+        assertEquals(PipelineConfig.defaults(), parse("other { cpus = 3 }"));
+        assertEquals(PipelineConfig.defaults(), parse("xmit { }"));
+    }
+
+    @Test
+    void defaultsAreTheDocumentedOnes()
+    {
+        final PipelineConfig d = PipelineConfig.defaults();
+        assertEquals("xmit", d.name());
+        assertEquals("loop:tx=4,rx=4,ring=1024", d.device());
+        assertEquals(Runtime.getRuntime().availableProcessors(), d.cpus());
+        assertEquals(List.of(), d.cores());
+        assertEquals(10, d.throughput());
+        assertEquals(64, d.quota());
+        assertEquals(64, d.bulkLimit());
+        assertEquals(1000, d.bandLimit());
+        assertEquals(OverflowPolicy.BACKPRESSURE, d.overflow());
+        assertEquals(PipelineConfig.DEFAULT_SPIN_POLLS, d.spinPolls());
+        assertEquals(64, d.rxBurst());
+        assertEquals(8 << 20, d.qdiscRingTerm());
+        assertEquals(1 << 20, d.socketRingTerm());
+        assertEquals(List.of(
+            new PortAddress(0x0200_0000_0001L, 0x0A00_0001, 0xFD00_0000_0000_0000L, 1, 0x0200_0000_0002L),
+            new PortAddress(0x0200_0000_0002L, 0x0A00_0002, 0xFD00_0000_0000_0000L, 2, 0x0200_0000_0001L)),
+            d.ports());
+        assertEquals(XpsPreset.NONE, d.xpsPreset());
+        assertEquals(List.of(), d.xps());
+        assertEquals(Path.of("/dev/shm"), d.countersDir());
+    }
+
+    @Test
+    void everyKeyIsRead()
+    {
+        final PipelineConfig config = parse("""
+            xmit {
+              name = edge-1
+              device = "loop:tx=8,rx=2,ring=512,frame=2048"
+              cpus = 2
+              cores = [3, 5]
+              dispatcher-throughput = 7
+              qdisc { quota = 32, bulk-limit = 16, band-limit = 500, overflow = drop }
+              spin-polls = 0
+              rx.burst = 32
+              rings { qdisc-term-length = 2MiB, socket-term-length = 128K }
+              ports = [
+                { mac = "0a:0b:0c:0d:0E:0F", ipv4 = "192.168.1.10", ipv6 = "2001:db8::10",
+                  peer-mac = "02:aa:bb:cc:dd:ee" },
+                { }
+              ]
+              xps {
+                preset = rxqs
+                maps = [ { port = 1, txq = 7, cpus = "3" }, { port = 0, txq = 0, rxqs = "ff" } ]
+              }
+              counters.directory = "/tmp/xmit-counters"
+            }
+            """);
+        assertEquals("edge-1", config.name());
+        assertEquals("loop:tx=8,rx=2,ring=512,frame=2048", config.device());
+        assertEquals(8, config.deviceSpec().txQueues());
+        assertEquals(2, config.cpus());
+        assertEquals(List.of(3, 5), config.cores());
+        assertEquals(7, config.throughput());
+        assertEquals(32, config.quota());
+        assertEquals(16, config.bulkLimit());
+        assertEquals(500, config.bandLimit());
+        assertEquals(OverflowPolicy.DROP, config.overflow());
+        assertEquals(0, config.spinPolls());
+        assertEquals(32, config.rxBurst());
+        assertEquals(2 << 20, config.qdiscRingTerm());
+        assertEquals(128 << 10, config.socketRingTerm());
+        assertEquals(List.of(
+            new PortAddress(0x0A0B_0C0D_0E0FL, 0xC0A8_010A, 0x2001_0DB8_0000_0000L, 0x10, 0x02AA_BBCC_DDEEL),
+            PortAddress.defaultFor(1, 2)), config.ports());
+        assertEquals(XpsPreset.RXQS, config.xpsPreset());
+        assertEquals(List.of(new XpsEntry(1, 7, "3", null), new XpsEntry(0, 0, null, "ff")), config.xps());
+        assertEquals(Path.of("/tmp/xmit-counters"), config.countersDir());
+    }
+
+    @Test
+    void portAddressesMayBeGivenOneByOne()
+    {
+        final PipelineConfig config = parse("""
+            xmit.ports = [ { ipv6 = "fd00::a:b" }, { ipv4 = "10.9.8.7", peer-mac = "ff:ff:ff:ff:ff:ff" } ]
+            """);
+        final PortAddress zero = PortAddress.defaultFor(0, 2);
+        final PortAddress one = PortAddress.defaultFor(1, 2);
+        assertEquals(new PortAddress(zero.mac(), zero.ipv4(), 0xFD00_0000_0000_0000L, 0x000A_000BL, zero.peerMac()),
+            config.ports().get(0));
+        assertEquals(new PortAddress(one.mac(), 0x0A09_0807, one.ipv6Hi(), one.ipv6Lo(), 0xFFFF_FFFF_FFFFL),
+            config.ports().get(1));
+    }
+
+    @Test
+    void aOnePortDeviceHasOnePortThatIsItsOwnPeer()
+    {
+        final PipelineConfig config = parse("xmit.device = \"null:tx=2\"");
+        assertEquals(List.of(new PortAddress(0x0200_0000_0001L, 0x0A00_0001, 0xFD00_0000_0000_0000L, 1,
+            0x0200_0000_0001L)), config.ports());
+        assertEquals(config.ports(), PipelineConfig.defaults().withDevice("null:tx=2").ports());
+        assertEquals("xmit.ports has 2 entries but device 'null:tx=2' has 1 port(s)",
+            refused("xmit { device = \"null:tx=2\", ports = [ {}, {} ] }"));
+    }
+
+    @Test
+    void withDeviceKeepsTheAddressesWhileThePortCountStays()
+    {
+        final PipelineConfig custom = parse("xmit.ports = [ { ipv4 = \"10.1.1.1\" }, { } ]");
+        assertEquals(custom.ports(), custom.withDevice("loop:tx=2,rx=2").ports());
+        assertEquals(1, custom.withDevice("null:tx=1").ports().size());
+        assertEquals(PipelineConfig.defaults().ports(), custom.withDevice("null").withDevice("loop").ports());
+    }
+
+    @Test
+    void outOfRangeNumbersNameTheKeyAndTheValue()
+    {
+        assertEquals("xmit.cpus = 0 is not in 1..256", refused("xmit.cpus = 0"));
+        assertEquals("xmit.cpus = 257 is not in 1..256", refused("xmit.cpus = 257"));
+        assertEquals("xmit.cores = -1 is not in 0..8191", refused("xmit { cpus = 2, cores = [1, -1] }"));
+        assertEquals("xmit.cores has 1 entries for 2 cpus; give one core per CPU or none",
+            refused("xmit { cpus = 2, cores = [1] }"));
+        assertEquals("xmit.dispatcher-throughput = 0 is not in 1..10000", refused("xmit.dispatcher-throughput = 0"));
+        assertEquals("xmit.qdisc.quota = 0 is not in 1..65536", refused("xmit.qdisc.quota = 0"));
+        assertEquals("xmit.qdisc.bulk-limit = 1025 is not in 1..1024", refused("xmit.qdisc.bulk-limit = 1025"));
+        assertEquals("xmit.qdisc.band-limit = 0 is not in 1..1048576", refused("xmit.qdisc.band-limit = 0"));
+        assertEquals("xmit.spin-polls = -1 is not in 0..16777216", refused("xmit.spin-polls = -1"));
+        assertEquals("xmit.rx.burst = 1025 is not in 1..1024", refused("xmit.rx.burst = 1025"));
+        assertEquals("xmit.rx.burst = 257 is not in 1..256",
+            refused("xmit { device = \"loop:ring=256\", rx.burst = 257 }"));
+    }
+
+    @Test
+    void aNumberThatIsNotAWholeIntIsRefusedNamingTheKeyAndTheValue()
+    {
+        assertEquals("xmit.cpus = 2.5 is not a whole number (an int)", refused("xmit.cpus = 2.5"));
+        assertEquals("xmit.cpus = \"four\" is not a whole number (an int)", refused("xmit.cpus = four"));
+        assertEquals("xmit.qdisc.quota = 3000000000 is not a whole number (an int)",
+            refused("xmit.qdisc.quota = 3000000000"));
+        assertEquals("xmit.rx.burst = [1] is not a whole number (an int)", refused("xmit.rx.burst = [1]"));
+        assertEquals(3, parse("xmit.cpus = \"3\"").cpus(), "a quoted number is still a number in HOCON");
+    }
+
+    @Test
+    void anXmitThatIsNotAnObjectIsAnIllegalArgument()
+    {
+        assertEquals("String: 1: xmit has type NUMBER rather than OBJECT", refused("xmit = 3"));
+    }
+
+    @Test
+    void ringTermsNameTheKeyAndTheRule()
+    {
+        assertEquals("xmit.rings.qdisc-term-length = 100000: " + RING_TERM_RULE + "100000",
+            refused("xmit.rings.qdisc-term-length = 100000"));
+        assertEquals("xmit.rings.socket-term-length = 32768: " + RING_TERM_RULE + "32768",
+            refused("xmit.rings.socket-term-length = 32K"));
+        assertEquals("xmit.rings.socket-term-length = 2147483648 bytes is more than 1 GiB",
+            refused("xmit.rings.socket-term-length = 2GiB"));
+        assertEquals("xmit.rings.qdisc-term-length = 65536: maxFrameLength 16384 needs an IPC MTU of 16448 bytes, " +
+            "more than one eighth of ipcTermLength 65536; use a longer term or a shorter maxFrameLength (at most 8128)",
+            refused("xmit { device = \"loop:frame=16384\", rings.qdisc-term-length = 64K }"));
+    }
+
+    @Test
+    void wordsAndNamesNameTheKeyAndTheValue()
+    {
+        assertEquals("xmit.qdisc.overflow = 'block' is not an overflow policy; use backpressure or drop",
+            refused("xmit.qdisc.overflow = block"));
+        assertEquals("xmit.xps.preset = 'all' is not an XPS preset; use none, cpus or rxqs",
+            refused("xmit.xps.preset = all"));
+        assertEquals("xmit.name = 'has space' must be 1 to 64 letters, digits, '.', '_' or '-'",
+            refused("xmit.name = \"has space\""));
+        assertEquals("xmit.device: device spec 'bogus:tx=1': backend 'bogus' is unknown; known backends: null, loop",
+            refused("xmit.device = \"bogus:tx=1\""));
+    }
+
+    @Test
+    void portAddressesNameTheEntryAndTheValue()
+    {
+        assertEquals("xmit.ports has 1 entries but device 'loop:tx=4,rx=4,ring=1024' has 2 port(s)",
+            refused("xmit.ports = [ { } ]"));
+        assertEquals("xmit.ports has 3 entries but device 'loop:tx=4,rx=4,ring=1024' has 2 port(s)",
+            refused("xmit.ports = [ { }, { }, { } ]"));
+        assertEquals("xmit.ports[0].mac = '02:00:00:00:00' is not a MAC address like 02:00:00:00:00:01",
+            refused("xmit.ports = [ { mac = \"02:00:00:00:00\" }, { } ]"));
+        assertEquals("xmit.ports[1].mac = '02:00:00:00:00:zz' is not a MAC address like 02:00:00:00:00:01",
+            refused("xmit.ports = [ { }, { mac = \"02:00:00:00:00:zz\" } ]"));
+        assertEquals("xmit.ports[0].mac = '02:00:00:00:00:001' is not a MAC address like 02:00:00:00:00:01",
+            refused("xmit.ports = [ { mac = \"02:00:00:00:00:001\" }, { } ]"));
+        assertEquals("xmit.ports[1].peer-mac = 'router' is not a MAC address like 02:00:00:00:00:01",
+            refused("xmit.ports = [ { }, { peer-mac = router } ]"));
+        assertEquals("xmit.ports[0].ipv4 = '10.0.0.256' is not an IPv4 address literal",
+            refused("xmit.ports = [ { ipv4 = \"10.0.0.256\" }, { } ]"));
+        assertEquals("xmit.ports[1].ipv4 = 'fd00::1' is not an IPv4 address literal",
+            refused("xmit.ports = [ { }, { ipv4 = \"fd00::1\" } ]"));
+        assertEquals("xmit.ports[0].ipv6 = '10.0.0.1' is not an IPv6 address literal",
+            refused("xmit.ports = [ { ipv6 = \"10.0.0.1\" }, { } ]"));
+        assertEquals("xmit.ports[0].ipv6 = 'fd00::zz::1' is not an IPv6 address literal",
+            refused("xmit.ports = [ { ipv6 = \"fd00::zz::1\" }, { } ]"));
+        assertEquals("mac = 'host' is not a MAC address like 02:00:00:00:00:01",
+            assertThrows(IllegalArgumentException.class, () -> PipelineConfig.parseMac("mac", "host")).getMessage());
+        assertEquals(0x0200_0000_00FFL, PipelineConfig.parseMac("mac", "02:00:00:00:00:ff"));
+    }
+
+    @Test
+    void xpsMapEntriesMustNameAQueueOfTheDevice()
+    {
+        assertEquals("xmit.xps.maps[].port = 2 is not in 0..1",
+            refused("xmit.xps.maps = [ { port = 2, txq = 0, cpus = \"1\" } ]"));
+        assertEquals("xmit.xps.maps[].txq = 4 is not in 0..3",
+            refused("xmit.xps.maps = [ { port = 0, txq = 4, cpus = \"1\" } ]"));
+        assertEquals("xmit.xps.maps[].txq = -1 is not in 0..1",
+            refused("xmit { device = \"loop:tx=2\", xps.maps = [ { port = 1, txq = -1, rxqs = \"1\" } ] }"));
+        assertEquals(List.of(new XpsEntry(1, 3, null, null)),
+            parse("xmit.xps.maps = [ { port = 1, txq = 3 } ]").xps());
+    }
+
+    @Test
+    void overflowPolicyAndXpsPresetTakeTheirLabelsOnly()
+    {
+        assertEquals(OverflowPolicy.BACKPRESSURE, OverflowPolicy.of("k", "backpressure"));
+        assertEquals(OverflowPolicy.DROP, OverflowPolicy.of("k", "drop"));
+        assertEquals("k = 'DROP' is not an overflow policy; use backpressure or drop",
+            assertThrows(IllegalArgumentException.class, () -> OverflowPolicy.of("k", "DROP")).getMessage());
+        assertEquals("k = 'null' is not an overflow policy; use backpressure or drop",
+            assertThrows(IllegalArgumentException.class, () -> OverflowPolicy.of("k", null)).getMessage());
+        assertEquals(XpsPreset.NONE, XpsPreset.of("p", "none"));
+        assertEquals(XpsPreset.CPUS, XpsPreset.of("p", "cpus"));
+        assertEquals(XpsPreset.RXQS, XpsPreset.of("p", "rxqs"));
+        assertEquals("p = '' is not an XPS preset; use none, cpus or rxqs",
+            assertThrows(IllegalArgumentException.class, () -> XpsPreset.of("p", "")).getMessage());
+    }
+
+    @Test
+    void theRecordRefusesWhatFromConfigRefuses()
+    {
+        final PipelineConfig d = PipelineConfig.defaults();
+        assertEquals("xmit.cpus = 0 is not in 1..256",
+            assertThrows(IllegalArgumentException.class, () -> d.withCpus(0)).getMessage());
+        assertEquals("xmit.qdisc.overflow must be set (backpressure or drop)",
+            assertThrows(IllegalArgumentException.class, () -> d.withQdisc(64, 64, 1000, null)).getMessage());
+        assertEquals("xmit.xps.preset must be set (none, cpus or rxqs)",
+            assertThrows(IllegalArgumentException.class, () -> d.withXps(null, List.of())).getMessage());
+        assertEquals("xmit.counters.directory must be set",
+            assertThrows(IllegalArgumentException.class, () -> d.withCountersDir(null)).getMessage());
+        assertEquals("xmit.name = null must be 1 to 64 letters, digits, '.', '_' or '-'",
+            assertThrows(IllegalArgumentException.class, () -> d.withName(null)).getMessage());
+        assertEquals("xmit.device must be set, e.g. loop:tx=4,rx=4,ring=1024",
+            assertThrows(IllegalArgumentException.class, () -> d.withDevice(null)).getMessage());
+        assertEquals("xmit.rings.socket-term-length = 1000: " + RING_TERM_RULE + "1000",
+            assertThrows(IllegalArgumentException.class, () -> d.withRingTerms(1 << 20, 1000)).getMessage());
+    }
+
+    private static PipelineConfig parse(final String hocon)
+    {
+        return PipelineConfig.fromConfig(ConfigFactory.parseString(hocon));
+    }
+
+    private static String refused(final String hocon)
+    {
+        return assertThrows(IllegalArgumentException.class, () -> parse(hocon)).getMessage();
+    }
+}
