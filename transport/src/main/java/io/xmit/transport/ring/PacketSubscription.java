@@ -38,6 +38,7 @@ public final class PacketSubscription implements AutoCloseable
     private PacketBlockHandler blockHandler;
     private PacketPeekHandler peekHandler;
     private Image peekImage;
+    private Image image;
     private long peekEnd;
     private int peekCount;
 
@@ -167,9 +168,18 @@ public final class PacketSubscription implements AutoCloseable
 
     private Image firstImage()
     {
-        // A snapshot: the image array may change between a count and an index.
+        // Subscription.images() wraps the image array in two new lists on every call, so the hot path keeps the
+        // image it found until it closes; a new snapshot (the array may change between a count and an index) is
+        // taken only while there is no open image.
+        final Image cached = image;
+        if (null != cached && !cached.isClosed())
+        {
+            return cached;
+        }
         final List<Image> images = subscription.images();
-        return images.isEmpty() ? null : images.get(0);
+        final Image first = images.isEmpty() ? null : images.get(0);
+        image = first;
+        return first;
     }
 
     private void onFragment(final DirectBuffer buffer, final int offset, final int length, final Header aeronHeader)
