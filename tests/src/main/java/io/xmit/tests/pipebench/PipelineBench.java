@@ -30,7 +30,9 @@ public final class PipelineBench
 
     static
     {
+        VARIANTS.put(XmitPipelineVariant.NAME, XmitPipelineVariant::new);
         VARIANTS.put(NaivePipeline.NAME, NaivePipeline::new);
+        VARIANTS.put(NaivePipeline.CROSS_CPU_NAME, NaivePipeline::crossCpu);
         VARIANTS.put(RawDriverVariant.NAME, RawDriverVariant::new);
     }
 
@@ -143,9 +145,10 @@ public final class PipelineBench
             final String label = 0 == round ? "warm-up" : "round " + round;
             for (int v = 0; v < names.size(); v++)
             {
-                final PipelineVariant.Result result = measureOnce(names.get(v), settleMillis, windowNanos);
-                out.printf(Locale.ROOT, "%-8s %-12s %8.3f Mpps %8.1f B/packet%n", label, names.get(v),
-                    result.mpps(), result.bytesPerPacket());
+                final String[] detail = new String[1];
+                final PipelineVariant.Result result = measureOnce(names.get(v), settleMillis, windowNanos, detail);
+                out.printf(Locale.ROOT, "%-8s %-15s %8.3f Mpps %8.1f B/packet  %s%n", label, names.get(v),
+                    result.mpps(), result.bytesPerPacket(), detail[0]);
                 if (round > 0)
                 {
                     results.get(v).add(result);
@@ -154,24 +157,28 @@ public final class PipelineBench
         }
 
         final List<Summary> summaries = summarise(names, results);
-        out.printf(Locale.ROOT, "%n%-12s %10s %10s %10s %10s %10s%n", "variant", "median", "min", "max", "B/packet",
+        out.printf(Locale.ROOT, "%n%-15s %10s %10s %10s %10s %10s%n", "variant", "median", "min", "max", "B/packet",
             "x " + names.getFirst());
         for (final Summary s : summaries)
         {
-            out.printf(Locale.ROOT, "%-12s %10.3f %10.3f %10.3f %10.1f %10.2f%n", s.name(), s.medianMpps(),
+            out.printf(Locale.ROOT, "%-15s %10.3f %10.3f %10.3f %10.1f %10.2f%n", s.name(), s.medianMpps(),
                 s.minMpps(), s.maxMpps(), s.medianBytesPerPacket(), s.ratioToReference());
         }
         out.println("(Mpps: millions of packets per second that reached the driver)");
         return summaries;
     }
 
-    private static PipelineVariant.Result measureOnce(final String name, final long settleMillis, final long nanos)
+    /** @param detail receives the variant's {@link PipelineVariant#detail()} of the window, in slot 0. */
+    private static PipelineVariant.Result measureOnce(
+        final String name, final long settleMillis, final long nanos, final String[] detail)
     {
         try (PipelineVariant variant = VARIANTS.get(name).get())
         {
             variant.start();
             sleep(settleMillis);
-            return variant.runFor(nanos);
+            final PipelineVariant.Result result = variant.runFor(nanos);
+            detail[0] = variant.detail();
+            return result;
         }
     }
 

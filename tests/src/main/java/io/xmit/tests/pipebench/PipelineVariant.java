@@ -20,6 +20,12 @@ public interface PipelineVariant extends AutoCloseable
      */
     Result runFor(long nanos);
 
+    /** What the last {@link #runFor} saw inside the variant, for the bench's log line; empty if nothing. */
+    default String detail()
+    {
+        return "";
+    }
+
     /** Packets that reached the driver since {@link #start()}. */
     long delivered();
 

@@ -4,6 +4,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.xmit.transport.nic.QueueStats;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,10 +19,11 @@ class NaivePipelineTest
     private static final long PACKETS_PER_QUEUE = 100_003;
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(8);
 
-    @Test
-    void deliversExactlyTheSentPacketsToTheDriverAndCountsEachCompletionOnce()
+    @ParameterizedTest(name = "crossCpu={0}")
+    @ValueSource(booleans = {false, true})
+    void deliversExactlyTheSentPacketsToTheDriverAndCountsEachCompletionOnce(final boolean crossCpu)
     {
-        final NaivePipeline pipeline = new NaivePipeline(PACKETS_PER_QUEUE);
+        final NaivePipeline pipeline = new NaivePipeline(crossCpu, PACKETS_PER_QUEUE);
         try (pipeline)
         {
             pipeline.start();

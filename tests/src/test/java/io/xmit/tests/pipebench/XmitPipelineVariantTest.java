@@ -1,0 +1,71 @@
+package io.xmit.tests.pipebench;
+
+import java.util.concurrent.TimeUnit;
+
+import io.xmit.actors.stats.CounterType;
+import io.xmit.transport.nic.QueueStats;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The xmit variant delivers exactly what its senders send, each sender's packets on its own CPU's TX queue (XPS by
+ * CPU), with no drop, and stops everything it started. Counts only: nothing here depends on timing except the
+ * bounded waits.
+ */
+class XmitPipelineVariantTest
+{
+    // Not a multiple of the sender's burst nor of the bulk limit, so the last burst and bulk are short ones.
+    private static final long PACKETS_PER_QUEUE = 1_000_003;
+    private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(15);
+
+    @Test
+    void deliversExactlyEachSendersBudgetOnItsCpusQueueWithoutDrops() throws InterruptedException
+    {
+        final XmitPipelineVariant variant =
+            new XmitPipelineVariant(PACKETS_PER_QUEUE, XmitPipelineVariant.DEFAULT_SPIN_POLLS);
+        try (variant)
+        {
+            variant.start();
+            final long expected = XmitPipelineVariant.CPUS * PACKETS_PER_QUEUE;
+            final long deadline = System.nanoTime() + WAIT_NANOS;
+            while (variant.delivered() < expected && System.nanoTime() < deadline)
+            {
+                Thread.sleep(1);
+            }
+            assertEquals(expected, variant.delivered(), "completions within " + WAIT_NANOS + " ns");
+        }
+        assertTrue(variant.isTerminated());
+        for (int queue = 0; queue < XmitPipelineVariant.CPUS; queue++)
+        {
+            final String scope = "port=0 txq=" + queue;
+            final QueueStats stats = variant.driverStats(queue);
+            assertEquals(PACKETS_PER_QUEUE, variant.sent(queue), "socket_sent of CPU " + queue + "'s socket");
+            assertEquals(PACKETS_PER_QUEUE, stats.txPackets(), "driver-accepted on queue " + queue);
+            assertEquals(PACKETS_PER_QUEUE * BenchFrames.FRAME_LENGTH, stats.txBytes(), "bytes on queue " + queue);
+            assertEquals(0, stats.txErrors(), "driver errors on queue " + queue);
+            assertEquals(PACKETS_PER_QUEUE, variant.delivered(queue), "completions on queue " + queue);
+            assertEquals(PACKETS_PER_QUEUE, variant.counter(CounterType.QDISC_PACKETS, scope), "qdisc " + scope);
+            assertEquals(0, variant.counter(CounterType.QDISC_DROP_OVERFLOW, scope), "overflow drops " + scope);
+            assertEquals(0, variant.counter(CounterType.QDISC_DROP_OVERSIZE, scope), "oversize drops " + scope);
+            assertEquals(0, variant.counter(CounterType.QDISC_BACKLOG_PACKETS, scope), "backlog left " + scope);
+        }
+    }
+
+    @Test
+    void measuresAWindowAndCloseStopsTheSendersThePipelineAndTheActorSystem()
+    {
+        final XmitPipelineVariant variant = new XmitPipelineVariant();
+        final PipelineVariant.Result result;
+        try (variant)
+        {
+            variant.start();
+            result = variant.runFor(TimeUnit.MILLISECONDS.toNanos(200));
+        }
+        assertTrue(variant.isTerminated());
+        assertTrue(result.packets() > 0, result.toString());
+        assertTrue(result.allocatedBytes() >= 0, result.toString());
+        assertTrue(variant.detail().startsWith("bypass "), variant.detail());
+    }
+}
