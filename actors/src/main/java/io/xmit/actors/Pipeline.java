@@ -4,9 +4,11 @@ import akka.actor.typed.ActorRef;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.Behavior;
 import akka.actor.typed.DispatcherSelector;
+import akka.actor.typed.MailboxSelector;
 import akka.actor.typed.Props;
 import akka.actor.typed.javadsl.AskPattern;
 import io.xmit.actors.cpu.Cpus;
+import io.xmit.actors.cpu.PipelineMailbox;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.pipeline.flow.FlowHasher;
@@ -67,7 +69,7 @@ public final class Pipeline implements AutoCloseable
     private final NicDevice device;
     private final Rings rings;
     private final CountersFile counters;
-    private final DispatcherSelector[] cpus;
+    private final Props[] cpus;
     private final PortContext[] ports;
     private final SocketTable sockets;
     private final List<ActorRef<MappingActor.Command>> mappings;
@@ -85,7 +87,7 @@ public final class Pipeline implements AutoCloseable
         final NicDevice device,
         final Rings rings,
         final CountersFile counters,
-        final DispatcherSelector[] cpus,
+        final Props[] cpus,
         final PortContext[] ports,
         final SocketTable sockets,
         final List<ActorRef<MappingActor.Command>> mappings,
@@ -153,8 +155,8 @@ public final class Pipeline implements AutoCloseable
             .withIpcTermLength(config.qdiscRingTerm()));
         made.add(rings);
 
-        final DispatcherSelector[] cpus = Cpus.register(system, config.cpus(),
-            config.cores().stream().mapToInt(Integer::intValue).toArray(), config.throughput());
+        final Props[] cpus = placement(system, Cpus.register(system, config.cpus(),
+            config.cores().stream().mapToInt(Integer::intValue).toArray(), config.throughput()));
         final CompletableFuture<Throwable> terminated = new CompletableFuture<>();
         final ActorRef<PipelineGuardian.Command> guardian = system.systemActorOf(
             PipelineGuardian.create(terminated), "xmit-" + config.name() + "-" + INSTANCES.incrementAndGet(),
@@ -606,6 +608,23 @@ public final class Pipeline implements AutoCloseable
         }
         throw new IllegalArgumentException("socket address '" + text + "' is not an IPv" + (length == 4 ? 4 : 6) +
             " address literal (or '*' for any)");
+    }
+
+    /**
+     * Each CPU's dispatcher, with the allocation-free {@link PipelineMailbox} when the system's configuration has it
+     * (the actors module's {@code reference.conf} does, unless the application built its configuration without
+     * the reference files).
+     */
+    private static Props[] placement(final ActorSystem<?> system, final DispatcherSelector[] dispatchers)
+    {
+        final boolean mailbox = system.settings().config().hasPath(PipelineMailbox.CONFIG_PATH);
+        final Props[] placement = new Props[dispatchers.length];
+        for (int i = 0; i < dispatchers.length; i++)
+        {
+            placement[i] = mailbox ?
+                dispatchers[i].withNext(MailboxSelector.fromConfig(PipelineMailbox.CONFIG_PATH)) : dispatchers[i];
+        }
+        return placement;
     }
 
     private static int qdiscStream(final int port, final int txq)

@@ -8,7 +8,6 @@ import io.xmit.pipeline.flow.FlowKey;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -43,9 +42,6 @@ class PipelineAllocationTest
     }
 
     @Test
-    @Disabled("fails: a send that wakes an idle qdisc tells it a Poll, and Akka allocates an Envelope, a mailbox " +
-        "node and an executor queue node for it on the sender's thread (measured 3-90 KB per 200,000 sends, every " +
-        "round); the rest of the send path allocates nothing")
     void sendSendToAndReplyAllocateNothingOnTheCallersThread()
     {
         try (Pipeline pipeline = Pipeline.start(KIT.system(), config("alloc-send")))
@@ -110,9 +106,6 @@ class PipelineAllocationTest
     }
 
     @Test
-    @Disabled("fails: 44-268 bytes per packet measured; JFR shows akka.dispatch.Envelope (24 B) and " +
-        "AbstractNodeQueue$Node (24 B) per Poll message (each duty-cycle turn is a self-tell), plus " +
-        "LinkedBlockingQueue$Node per mailbox scheduling on the CPU executor")
     void pipelineCpuThreadsAllocateNothingPerPacket() throws Exception
     {
         try (Pipeline pipeline = Pipeline.start(KIT.system(), config("alloc-cpus")))

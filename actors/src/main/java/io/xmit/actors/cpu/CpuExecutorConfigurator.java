@@ -5,7 +5,7 @@ import akka.dispatch.ExecutorServiceConfigurator;
 import akka.dispatch.ExecutorServiceFactory;
 import com.typesafe.config.Config;
 
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +17,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class CpuExecutorConfigurator extends ExecutorServiceConfigurator
 {
+    /** The most actors one CPU runs. */
+    public static final int MAX_ACTORS = 1 << 16;
+
     private final int cpu;
     private final int core;
 
@@ -30,7 +33,9 @@ public final class CpuExecutorConfigurator extends ExecutorServiceConfigurator
     @Override
     public ExecutorServiceFactory createExecutorServiceFactory(final String id, final ThreadFactory threadFactory)
     {
-        return () -> new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+        // An array queue: scheduling an actor's mailbox on the CPU allocates nothing (a linked queue allocates a node
+        // each time). It holds every mailbox of the CPU at once, since a mailbox is scheduled at most once at a time.
+        return () -> new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(MAX_ACTORS),
             task -> new CpuThread(task, id, cpu, core));
     }
 }
