@@ -25,7 +25,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 final class XmitSender extends AbstractBehavior<XmitSender.Continue>
 {
-    static final int BURST = 256;
+    static final int BURST = 64;
     static final int PAYLOAD_LENGTH = BenchFrames.FRAME_LENGTH - (14 + 20 + 8);
 
     /** The only message: send up to {@link #BURST} more packets. */
