@@ -7,6 +7,7 @@ import akka.actor.typed.DispatcherSelector;
 import akka.actor.typed.MailboxSelector;
 import akka.actor.typed.Props;
 import akka.actor.typed.javadsl.AskPattern;
+import io.xmit.actors.cpu.CpuThread;
 import io.xmit.actors.cpu.Cpus;
 import io.xmit.actors.cpu.PipelineMailbox;
 import io.xmit.actors.stats.CounterType;
@@ -200,8 +201,8 @@ public final class Pipeline implements AutoCloseable
                 final PacketSubscription ring = rings.addSubscription(qdiscStream(p, q), qdiscDoorbells[q]);
                 final QdiscEngine qdisc = new QdiscEngine(p, q, driver, ring, state, bql, inFlight, sockets, config,
                     counters, txqDoorbell::ring);
-                final TxQueueEngine txq = new TxQueueEngine(p, q, driver, state, bql, inFlight, sockets, counters,
-                    qdiscDoorbells[q]::ring);
+                final TxQueueEngine txq = new TxQueueEngine(p, q, driver, state, bql, inFlight, sockets,
+                    config.bulkLimit(), counters, qdiscDoorbells[q]::ring);
                 final Props on = cpus[q % cpus.length];
                 qdiscs[p][q] = (ActorRef<QdiscActor.Command>)spawn(system, guardian, "qdisc-" + p + "-" + q,
                     QdiscActor.create(qdisc, new RingDutyCycle(qdiscDoorbells[q], qdisc::poll, config.spinPolls()),
@@ -307,6 +308,7 @@ public final class Pipeline implements AutoCloseable
      */
     public UdpSocket openUdp(final SocketOptions options)
     {
+        checkControlThread("openUdp");
         final PortContext port = portContext(options.port());
         final int cpu = options.cpu() < 0 ? Math.floorMod(nextSocketCpu.getAndIncrement(), cpus.length) :
             options.cpu();
@@ -369,6 +371,7 @@ public final class Pipeline implements AutoCloseable
 
     private synchronized void closeSocket(final UdpSocket socket)
     {
+        checkControlThread("closing a socket");
         socket.markClosed();
         sockets.remove(socket);
         final SocketResources resources = socketActors.remove(socket.id());
@@ -413,6 +416,8 @@ public final class Pipeline implements AutoCloseable
     public MappingActor.Explanation explain(final int port, final FlowKey flow, final int cpu, final int rxQueue)
     {
         portContext(port);
+        checkControlThread("explain");
+        checkOpen();
         return await(AskPattern.ask(mappings.get(port),
             (ActorRef<MappingActor.Explanation> replyTo) -> new MappingActor.Explain(flow, cpu, rxQueue, replyTo),
             CONTROL_TIMEOUT, system.scheduler()), "explaining a flow");
@@ -422,12 +427,16 @@ public final class Pipeline implements AutoCloseable
         final Function<ActorRef<MappingActor.MappingReply>, MappingActor.Command> command)
     {
         portContext(port);
+        checkControlThread(what);
+        checkOpen();
         return await(AskPattern.ask(mappings.get(port), command::apply, CONTROL_TIMEOUT, system.scheduler()), what);
     }
 
     /** The packets in the backlog of the qdisc of TX queue {@code txq} on {@code port}, read on its own thread. */
     public int qdiscBacklog(final int port, final int txq)
     {
+        checkControlThread("qdiscBacklog");
+        checkOpen();
         return await(AskPattern.ask(qdiscs[portContext(port).port()][txq],
             (ActorRef<Integer> replyTo) -> new QdiscActor.GetBacklog(replyTo), CONTROL_TIMEOUT, system.scheduler()),
             "reading a qdisc backlog");
@@ -503,6 +512,7 @@ public final class Pipeline implements AutoCloseable
     @Override
     public void close()
     {
+        checkControlThread("close");
         synchronized (this)
         {
             if (closed)
@@ -545,6 +555,16 @@ public final class Pipeline implements AutoCloseable
         if (null != failure)
         {
             throw failure;
+        }
+    }
+
+    /** Control calls block on the pipeline's actors, so they must not run on the CPUs those actors run on. */
+    private static void checkControlThread(final String what)
+    {
+        if (CpuThread.NO_CPU != CpuThread.currentCpu())
+        {
+            throw new IllegalStateException("xmit: " + what + " blocks until the pipeline's actors answer, so it cannot " +
+                "run on xmit CPU " + CpuThread.currentCpu() + " (call it from another thread)");
         }
     }
 

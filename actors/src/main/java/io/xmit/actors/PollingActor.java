@@ -3,6 +3,7 @@ package io.xmit.actors;
 import akka.actor.typed.Behavior;
 import akka.actor.typed.SupervisorStrategy;
 import akka.actor.typed.javadsl.Behaviors;
+import io.xmit.transport.ring.RingDoorbell;
 import io.xmit.transport.ring.RingDutyCycle;
 
 import java.time.Duration;
@@ -18,8 +19,9 @@ import java.time.Duration;
  * <li>the <b>socket</b> ({@link SocketReceiver}): woken by the RX queues that copy datagrams into its ring.</li>
  * </ul>
  * Supervision: restart, at most 10 times in 10 s (then the failure escalates to the pipeline's guardian, which
- * stops). The engine lives outside the behavior (ring positions, in-flight FIFO, unreleased RX descriptors stay where
- * they were), and the restarted behavior polls once to take its duty cycle back, since the Poll it failed on is gone.
+ * stops). The engine lives outside the behavior (ring positions and the in-flight FIFO stay where they were; an RX
+ * burst is released even when its delivery fails), and the restarted behavior takes its duty cycle back
+ * ({@link #kick}), since the Poll it failed on is gone.
  */
 final class PollingActor
 {
@@ -32,12 +34,30 @@ final class PollingActor
     {
     }
 
+    /**
+     * Starts (or, after a restart, resumes) a duty cycle without a second Poll in flight: an idle consumer is rung
+     * like a producer would (it looks at its ring once); a running one lost the Poll it failed on, so it gets a new
+     * one; a scheduled one has its Poll on the way already.
+     */
+    static void kick(final RingDutyCycle dutyCycle, final Runnable tellPoll)
+    {
+        final int state = dutyCycle.doorbell().state();
+        if (RingDoorbell.IDLE == state)
+        {
+            dutyCycle.doorbell().ring();
+        }
+        else if (RingDoorbell.RUNNING == state)
+        {
+            tellPoll.run();
+        }
+    }
+
     static Behavior<Poll> create(final RingDutyCycle dutyCycle, final ActorWake<Poll> wake)
     {
         final Behavior<Poll> behavior = Behaviors.setup(context ->
         {
             wake.bind(context.getSelf());
-            context.getSelf().tell(Poll.INSTANCE);
+            kick(dutyCycle, () -> context.getSelf().tell(Poll.INSTANCE));
             return Behaviors.receiveMessage(poll ->
             {
                 dutyCycle.onPoll();

@@ -17,7 +17,9 @@ import java.time.Duration;
  * <p>
  * Supervision: restart, at most 10 times in 10 s (then the failure escalates and stops the pipeline). The engine and
  * its off-heap backlog live outside the behavior and survive a restart; the ring position is where the last turn
- * left it; the restarted behavior polls once to take the duty cycle back.
+ * left it; descriptors a failed turn left in its batch go back ({@link QdiscEngine#recover()}) and the restarted
+ * behavior takes the duty cycle back. (A failure between {@code tx_burst} and consuming the ring sends those frames
+ * again: exactly-once across restarts belongs to the reliability issue.)
  */
 final class QdiscActor
 {
@@ -45,7 +47,8 @@ final class QdiscActor
         final Behavior<Command> behavior = Behaviors.setup(context ->
         {
             wake.bind(context.getSelf());
-            context.getSelf().tell(Poll.INSTANCE);
+            engine.recover();
+            PollingActor.kick(dutyCycle, () -> context.getSelf().tell(Poll.INSTANCE));
             return Behaviors.receiveMessage(message ->
             {
                 if (message instanceof GetBacklog get)

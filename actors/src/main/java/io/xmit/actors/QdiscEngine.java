@@ -50,6 +50,7 @@ final class QdiscEngine
     private final OverflowPolicy overflow;
     private final Runnable wakeTxQueue;
     private final DescriptorBatch batch;
+    private final int ringSize;
 
     private final AtomicCounter packets;
     private final AtomicCounter bytes;
@@ -69,7 +70,6 @@ final class QdiscEngine
     private int peekLimit;
     private int peekTaken;
     private int byteBudget;
-    private boolean backlogFull;
 
     QdiscEngine(
         final int port,
@@ -98,6 +98,7 @@ final class QdiscEngine
         this.wakeTxQueue = wakeTxQueue;
         this.qdisc = new PfifoFast(config.bandLimit(), driver.maxFrame(), 2 * config.bulkLimit());
         this.batch = new DescriptorBatch(config.bulkLimit());
+        this.ringSize = driver.ringSize();
 
         final String scope = "port=" + port + " txq=" + txq;
         packets = counters.allocate(CounterType.QDISC_PACKETS, scope);
@@ -126,28 +127,31 @@ final class QdiscEngine
         int work = 0;
         while (budget > 0)
         {
-            final int done;
             if (state.frozenOrStopped())
             {
                 // §4.7b: nothing leaves a stopped queue; new packets wait in the backlog, in band order.
-                done = enqueueFromRing(budget);
-                work += done;
+                work += enqueueFromRing(budget);
                 break;
             }
+            final int done;
             if (qdisc.isEmpty())
             {
                 done = bypass(Math.min(budget, bulkLimit));
+                budget -= done;
             }
             else
             {
-                done = enqueueFromRing(budget) + sendBacklog();
+                // §4.8: the quota counts packets dequeued; moving ring frames into the bands is bounded by it too.
+                final int moved = enqueueFromRing(budget);
+                final int sent = sendBacklog(Math.min(budget, bulkLimit));
+                done = moved + sent;
+                budget -= sent > 0 ? sent : moved;
             }
             if (0 == done)
             {
                 break;
             }
             work += done;
-            budget -= done;
         }
         backlogGauge.setRelease(qdisc.qlen());
         return work;
@@ -162,7 +166,12 @@ final class QdiscEngine
     /** bypassEligible (§4.4): straight from the ring to the driver, nothing copied unless refused. */
     private int bypass(final int limit)
     {
-        peekLimit = limit;
+        final int room = driverRoom();
+        if (0 == room)
+        {
+            return stopForRoom();
+        }
+        peekLimit = Math.min(limit, room);
         peekTaken = 0;
         byteBudget = bql.avail();
         if (0 == ring.peek(bypassHandler))
@@ -175,7 +184,7 @@ final class QdiscEngine
         bypassed.getAndAddRelease(accepted);
         // The driver copied what it took and the qdisc copied the rest: the ring space can be released.
         ring.consumePeeked();
-        return Math.max(size, 1);
+        return size;
     }
 
     private int onBypassFrame(
@@ -193,7 +202,6 @@ final class QdiscEngine
     {
         peekLimit = limit;
         peekTaken = 0;
-        backlogFull = false;
         ring.peek(enqueueHandler);
         ring.consumePeeked();
         return peekTaken;
@@ -208,7 +216,6 @@ final class QdiscEngine
         {
             if (OverflowPolicy.BACKPRESSURE == overflow)
             {
-                backlogFull = true;
                 return PacketPeekHandler.ABORT;
             }
             dropOverflow.incrementRelease();
@@ -228,13 +235,18 @@ final class QdiscEngine
     }
 
     /** qdisc_restart (§4.8): one bulk from the backlog, band order, bounded by BQL. */
-    private int sendBacklog()
+    private int sendBacklog(final int maxPackets)
     {
         if (state.frozenOrStopped() || qdisc.isEmpty())
         {
             return 0;
         }
-        final int size = qdisc.dequeueBulk(batch, bulkLimit, bql.avail());
+        final int room = driverRoom();
+        if (0 == room)
+        {
+            return stopForRoom();
+        }
+        final int size = qdisc.dequeueBulk(batch, Math.min(maxPackets, room), bql.avail());
         if (0 == size)
         {
             return 0;
@@ -262,7 +274,11 @@ final class QdiscEngine
             {
                 acceptedBytes += batch.length(i);
             }
-            inFlight.append(batch, accepted);
+            if (!inFlight.append(batch, accepted))
+            {
+                throw new IllegalStateException("txq " + txq + ": the driver accepted " + accepted + " packets with " +
+                    inFlight.size() + " of its " + ringSize + " ring slots in flight");
+            }
             bql.sent(acceptedBytes);
             state.txStarted(state.clock().nanoTime());
             packets.getAndAddRelease(accepted);
@@ -291,9 +307,46 @@ final class QdiscEngine
         return accepted;
     }
 
-    /** True if the last enqueue stopped at a full band under the back-pressure policy. */
-    boolean backlogFull()
+    /**
+     * How many more packets the driver's TX ring can hold: its size less what is in flight (accepted, not yet
+     * reclaimed). A driver such as {@code null} takes more than its ring, so this is the bound, not the driver's
+     * answer: the in-flight FIFO must never hold more than the ring.
+     */
+    private int driverRoom()
     {
-        return backlogFull;
+        return Math.max(0, ringSize - inFlight.size());
+    }
+
+    /** No room in the driver's ring: stop the queue (the TX queue wakes it when completions free room). */
+    private int stopForRoom()
+    {
+        state.stopQueue();
+        stops.incrementRelease();
+        wakeTxQueue.run();
+        return 0;
+    }
+
+    /** After a failure in the middle of a turn (a supervisor restart): descriptors left in the batch go back. */
+    void recover()
+    {
+        if (batch.isEmpty())
+        {
+            return;
+        }
+        boolean owned = false;
+        for (int i = 0; i < batch.size() && !owned; i++)
+        {
+            owned = !batch.isExternal(i);
+        }
+        if (owned)
+        {
+            // Qdisc slots are requeued at the head; external descriptors among them are copied in too.
+            qdisc.complete(batch, 0);
+        }
+        else
+        {
+            // Bypass descriptors point into the ring, whose position did not move: the frames are peeked again.
+            batch.clear();
+        }
     }
 }

@@ -72,7 +72,7 @@ final class RxQueueEngine
         dropRingFull = counters.allocate(CounterType.RX_DROP_SOCKET_RING_FULL, scope);
         dropUnsupported = counters.allocate(CounterType.RX_DROP_UNSUPPORTED, scope);
         polls = counters.allocate(CounterType.RX_POLLS, scope);
-        driverErrors = counters.allocate(CounterType.TXQ_DRIVER_ERRORS, scope + " side=rx");
+        driverErrors = counters.allocate(CounterType.RX_DRIVER_ERRORS, scope);
     }
 
     /** @return frames taken from the shim (each delivered or counted as dropped). */
@@ -94,13 +94,20 @@ final class RxQueueEngine
             return 0;
         }
         long bytes = 0;
-        for (int i = 0; i < count; i++)
+        try
         {
-            burst.wrapFrame(i, frame);
-            bytes += frame.capacity();
-            deliver(burst.rssHash(i));
+            for (int i = 0; i < count; i++)
+            {
+                burst.wrapFrame(i, frame);
+                bytes += frame.capacity();
+                deliver(burst.rssHash(i));
+            }
         }
-        driver.rxRelease(rxq, count);
+        finally
+        {
+            // Released even if a delivery fails, or the descriptors would be lost to the RX ring for good.
+            driver.rxRelease(rxq, count);
+        }
         rxPackets.getAndAddRelease(count);
         rxBytes.getAndAddRelease(bytes);
         return count;
@@ -135,8 +142,9 @@ final class RxQueueEngine
         }
         if (result < 0)
         {
-            // A socket closing under us is a frame for no socket; anything else is its ring overflowing.
-            (PacketPublication.CLOSED == result ? dropNoSocket : dropRingFull).incrementRelease();
+            // A full ring is the socket's receive buffer overflowing; any other refusal means it is going away.
+            (PacketPublication.BACK_PRESSURED == result || PacketPublication.ADMIN_ACTION == result ?
+                dropRingFull : dropNoSocket).incrementRelease();
             return;
         }
         claim.putHeader(rssHash, socket.id(), 0, rxq, 0, 0, 0);

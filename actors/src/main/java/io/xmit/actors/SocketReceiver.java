@@ -84,10 +84,11 @@ final class SocketReceiver
     private void onFrame(
         final RingFrameHeader header, final DirectBuffer buffer, final int frameOffset, final int frameLength)
     {
-        // The RX queue checked this frame before copying it here; parsing again finds the payload.
+        // The RX queue parsed this frame before copying it here (only it writes this ring), so this parse, which
+        // finds the payload, succeeds.
         if (ParseStatus.OK != parser.parse(buffer, frameOffset, frameLength, parsed))
         {
-            return;
+            throw new IllegalStateException("socket " + socket.id() + ": a frame in its ring does not parse");
         }
         datagram.wrap(buffer, parsed, header.rxQueue(), header.flowHash());
         if (null != handler)
@@ -100,8 +101,8 @@ final class SocketReceiver
             {
                 if (0 == handlerFailures++)
                 {
-                    LOG.error("socket {}: the datagram handler threw; the datagram counts as delivered (further " +
-                        "failures are counted, not logged)", socket.id(), ex);
+                    LOG.error("socket {}: the datagram handler threw; the datagram counts as delivered (later " +
+                        "failures of this socket's handler are not logged)", socket.id(), ex);
                 }
             }
         }
@@ -121,11 +122,5 @@ final class SocketReceiver
     {
         counters.free(received);
         counters.free(deliveredCount);
-    }
-
-    /** How often the application's handler threw. */
-    long handlerFailures()
-    {
-        return handlerFailures;
     }
 }

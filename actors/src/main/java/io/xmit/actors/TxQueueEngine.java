@@ -23,6 +23,7 @@ final class TxQueueEngine
     private final InFlightFifo inFlight;
     private final SocketTable sockets;
     private final int ringSize;
+    private final int wakeRoom;
     private final Runnable wakeQdisc;
     private final TxCompletion completion = new TxCompletion();
 
@@ -41,6 +42,7 @@ final class TxQueueEngine
         final ByteQueueLimits bql,
         final InFlightFifo inFlight,
         final SocketTable sockets,
+        final int bulkLimit,
         final CountersFile counters,
         final Runnable wakeQdisc)
     {
@@ -51,6 +53,7 @@ final class TxQueueEngine
         this.inFlight = inFlight;
         this.sockets = sockets;
         this.ringSize = driver.ringSize();
+        this.wakeRoom = Math.max(1, Math.min(bulkLimit, ringSize / 4));
         this.wakeQdisc = wakeQdisc;
         final String scope = "port=" + port + " txq=" + txq;
         completedPackets = counters.allocate(CounterType.TXQ_COMPLETED_PACKETS, scope);
@@ -71,7 +74,9 @@ final class TxQueueEngine
     {
         if (driver.txReclaim(txq, completion) < 0)
         {
+            // The shim wrote nothing: the completion still holds the previous call's figures.
             reclaimErrors.incrementRelease();
+            return inFlight.size() > 0 ? 1 : 0;
         }
         final int packets = (int)completion.packets();
         if (packets > 0)
@@ -89,9 +94,11 @@ final class TxQueueEngine
             bqlLimit.setRelease(bql.dql().limit());
             inFlightBytes.setRelease(bql.dql().inflight());
         }
-        // netif_tx_wake_queue (§7.6) once the driver's ring has room: the in-flight FIFO holds exactly what
-        // occupies it (accepted, not yet reclaimed).
-        if ((state.bits() & TxQueueState.DRV_XOFF) != 0 && inFlight.size() < ringSize && state.wakeQueue())
+        // netif_tx_wake_queue (§7.6) once the driver's ring has room for a bulk (drivers wake with hysteresis, or a
+        // full ring would stop and wake the queue once per completed packet): the in-flight FIFO holds exactly what
+        // occupies the ring (accepted, not yet reclaimed).
+        if ((state.bits() & TxQueueState.DRV_XOFF) != 0 && ringSize - inFlight.size() >= wakeRoom &&
+            state.wakeQueue())
         {
             wakes.incrementRelease();
             wakeQdisc.run();

@@ -90,7 +90,7 @@ final class QdiscEngineSupport implements AutoCloseable
         inFlight = new InFlightFifo(driver.ringSize());
         qdisc = new QdiscEngine(0, 0, driver, subscription, state, bql, inFlight, sockets, config, counters,
             () -> {});
-        txq = new TxQueueEngine(0, 0, driver, state, bql, inFlight, sockets, counters, () -> {});
+        txq = new TxQueueEngine(0, 0, driver, state, bql, inFlight, sockets, config.bulkLimit(), counters, () -> {});
         portContext = new PortContext(0, PipelineConfig.PortAddress.defaultFor(0, 2),
             new PacketPublication[]{publication}, FlowHasher.random(), driver.maxFrame(), QueueMap.create(1, 1, 1));
         burst = new RxBurst(receiver.ringSize());

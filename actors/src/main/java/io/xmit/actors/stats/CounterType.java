@@ -19,6 +19,7 @@ public enum CounterType
     RX_DROP_UNSUPPORTED(1006, "rx_drop_unsupported", false),
     RX_POLLS(1007, "rx_polls", false),
     RX_INTERRUPTS(1008, "rx_interrupts", false),
+    RX_DRIVER_ERRORS(1009, "rx_driver_errors", false),
 
     QDISC_PACKETS(1100, "qdisc_packets", false),
     QDISC_BYTES(1101, "qdisc_bytes", false),

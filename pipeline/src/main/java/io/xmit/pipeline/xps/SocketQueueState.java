@@ -8,8 +8,8 @@ import java.lang.invoke.VarHandle;
  * cached TX queue, its recorded RX queue and how many of its packets are in flight.
  * <p>
  * "Connected" stands in for the kernel's cached dst: only a connected socket caches a TX queue (§1.2, §1.4)
- * or records an RX queue (§2.4). The socket's owner is the single writer of everything except the in-flight
- * count, which TX completions decrement from other threads, so only that is atomic.
+ * or records an RX queue (§2.4). The socket's owner writes the cached TX queue; the RX path records the RX queue and
+ * TX completions decrement the in-flight count from other threads, so those are volatile or atomic.
  */
 public final class SocketQueueState
 {
@@ -37,9 +37,11 @@ public final class SocketQueueState
         }
     }
 
-    private boolean connected;
+    // Written by the socket's owner (connected) or its RX path (rxQueue) and read by the sender: volatile, which costs
+    // the sender a plain load on x86, and the writes are rare (connect, or an RX queue that changed).
+    private volatile boolean connected;
     private int txQueue = NONE;
-    private int rxQueue = NONE;
+    private volatile int rxQueue = NONE;
     private volatile long inFlight;
 
     public boolean connected()
