@@ -125,26 +125,29 @@ class PipelineAllocationTest
 
             final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocateDirect(PAYLOAD));
             long sent = send(pipeline, senders, payload, 1_000_000, 0);
-            final long[] before = threads.getThreadAllocatedBytes(cpuThreads);
-            final long packetsBefore = pipeline.total(CounterType.QDISC_PACKETS, 0);
-            final long pollsBefore = pipeline.total(CounterType.QDISC_BULKS, 0);
-            sent = send(pipeline, senders, payload, 1_000_000, sent);
-            final long[] after = threads.getThreadAllocatedBytes(cpuThreads);
-            final long packets = pipeline.total(CounterType.QDISC_PACKETS, 0) - packetsBefore;
-            final long bulks = pipeline.total(CounterType.QDISC_BULKS, 0) - pollsBefore;
-
-            long bytes = 0;
-            for (int i = 0; i < cpuThreads.length; i++)
+            // Three windows of a million packets after a million to warm up; the JIT's last one-time work (method
+            // handle customisation, a class loaded on a rare path) can still land in the first, so the steady state
+            // is the least of the three.
+            long least = Long.MAX_VALUE;
+            final StringBuilder windows = new StringBuilder();
+            for (int window = 0; window < 3; window++)
             {
-                assertTrue(before[i] >= 0 && after[i] >= 0, "per-thread allocation counting is not supported");
-                bytes += after[i] - before[i];
+                final long[] before = threads.getThreadAllocatedBytes(cpuThreads);
+                final long packetsBefore = pipeline.total(CounterType.QDISC_PACKETS, 0);
+                sent = send(pipeline, senders, payload, 1_000_000, sent);
+                final long[] after = threads.getThreadAllocatedBytes(cpuThreads);
+                assertEquals(1_000_000, pipeline.total(CounterType.QDISC_PACKETS, 0) - packetsBefore);
+                long bytes = 0;
+                for (int i = 0; i < cpuThreads.length; i++)
+                {
+                    assertTrue(before[i] >= 0 && after[i] >= 0, "per-thread allocation counting is not supported");
+                    bytes += after[i] - before[i];
+                }
+                windows.append(' ').append(bytes);
+                least = Math.min(least, bytes);
             }
-            System.out.printf("pipeline CPU threads: %d bytes for %d packets (%.4f bytes/packet), %d tx bursts " +
-                "(%.2f bytes/burst), per thread before %s after %s%n", bytes, packets, (double)bytes / packets,
-                bulks, (double)bytes / Math.max(1, bulks), Arrays.toString(before), Arrays.toString(after));
-            assertEquals(1_000_000, packets);
-            // The bound: fewer allocated bytes than packets, i.e. bytes / packets == 0 in integer division.
-            assertEquals(0, bytes / packets, "bytes per packet on the CPU threads: " + bytes + " / " + packets);
+            System.out.println("pipeline CPU threads, bytes allocated per window of 1,000,000 packets:" + windows);
+            assertEquals(0, least, "bytes allocated on the CPU threads in the quietest window:" + windows);
         }
     }
 

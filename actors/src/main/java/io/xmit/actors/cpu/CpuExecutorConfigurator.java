@@ -5,7 +5,6 @@ import akka.dispatch.ExecutorServiceConfigurator;
 import akka.dispatch.ExecutorServiceFactory;
 import com.typesafe.config.Config;
 
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -33,9 +32,8 @@ public final class CpuExecutorConfigurator extends ExecutorServiceConfigurator
     @Override
     public ExecutorServiceFactory createExecutorServiceFactory(final String id, final ThreadFactory threadFactory)
     {
-        // An array queue: scheduling an actor's mailbox on the CPU allocates nothing (a linked queue allocates a node
-        // each time). It holds every mailbox of the CPU at once, since a mailbox is scheduled at most once at a time.
-        return () -> new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(MAX_ACTORS),
+        // The run queue holds every mailbox of the CPU at once, since a mailbox is scheduled at most once at a time.
+        return () -> new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new CpuRunQueue(MAX_ACTORS),
             task -> new CpuThread(task, id, cpu, core));
     }
 }
