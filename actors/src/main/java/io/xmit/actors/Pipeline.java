@@ -205,10 +205,10 @@ public final class Pipeline implements AutoCloseable
                     config.bulkLimit(), counters, qdiscDoorbells[q]::ring);
                 final Props on = cpus[q % cpus.length];
                 qdiscs[p][q] = (ActorRef<QdiscActor.Command>)spawn(system, guardian, "qdisc-" + p + "-" + q,
-                    QdiscActor.create(qdisc, new RingDutyCycle(qdiscDoorbells[q], qdisc::poll, config.spinPolls()),
+                    QdiscActor.create(qdisc, new RingDutyCycle(qdiscDoorbells[q], qdisc::poll, config.spinPolls(), config.spinNanos()),
                     qdiscWakes[q]), on);
                 spawn(system, guardian, "txq-" + p + "-" + q,
-                    PollingActor.create(new RingDutyCycle(txqDoorbell, txq::poll, config.spinPolls()), txqWake), on);
+                    PollingActor.create(new RingDutyCycle(txqDoorbell, txq::poll, config.spinPolls(), config.spinNanos()), txqWake), on);
             }
 
             rxDoorbells[p] = new RingDoorbell[rxCount];
@@ -219,7 +219,7 @@ public final class Pipeline implements AutoCloseable
                 final RxQueueEngine rx = new RxQueueEngine(p, q, driver, sockets, rxDoorbells[p][q],
                     config.rxBurst(), counters);
                 spawn(system, guardian, "rxq-" + p + "-" + q, PollingActor.create(
-                    new RingDutyCycle(rxDoorbells[p][q], rx::poll, config.spinPolls()), rxWake),
+                    new RingDutyCycle(rxDoorbells[p][q], rx::poll, config.spinPolls(), config.spinNanos()), rxWake),
                     cpus[q % cpus.length]);
             }
             interrupts[p] = counters.allocate(CounterType.RX_INTERRUPTS, "port=" + p);
@@ -359,7 +359,7 @@ public final class Pipeline implements AutoCloseable
             final SocketReceiver receiver = new SocketReceiver(socket, options.handler(), options.target(),
                 config.rxBurst(), counters);
             final ActorRef<?> actor = spawn(system, guardian, "socket-" + id, PollingActor.create(
-                new RingDutyCycle(doorbell, receiver::poll, config.socketSpinPolls()), wake), cpus[cpu]);
+                new RingDutyCycle(doorbell, receiver::poll, config.socketSpinPolls(), config.spinNanos()), wake), cpus[cpu]);
             socketActors.put(id, new SocketResources(actor, receiver, sendCounters));
             return socket;
         }

@@ -28,6 +28,8 @@ import java.util.Locale;
  * @param bandLimit      packets per pfifo_fast band (the kernel's {@code tx_queue_len}).
  * @param overflow       what a qdisc does with a full backlog.
  * @param spinPolls      empty polls an RX queue, qdisc or TX queue spins through before going idle (0: idle at once).
+ * @param spinNanos      the longest spin in wall time, for every ring consumer: where many actors share a CPU, a
+ *                       spin counted in polls alone lasts far longer than meant.
  * @param socketSpinPolls the same for sockets' receive sides; 0 by default, because a pipeline may have thousands of
  *                       sockets sharing a CPU, and each one spinning after every datagram would starve the queues.
  * @param rxBurst        frames per {@code rx_burst}.
@@ -49,6 +51,7 @@ public record PipelineConfig(
     int bandLimit,
     OverflowPolicy overflow,
     int spinPolls,
+    long spinNanos,
     int socketSpinPolls,
     int rxBurst,
     int qdiscRingTerm,
@@ -60,6 +63,8 @@ public record PipelineConfig(
 {
     /** An empty poll is one self-sent Poll message: ~50–150 ns here (stack.md), so 256 of them are ≈ 25 µs. */
     public static final int DEFAULT_SPIN_POLLS = 256;
+    /** The wall-time cap of a spin: ≈ 25 µs, what an actor alone on its CPU spends in 256 empty polls. */
+    public static final long DEFAULT_SPIN_NANOS = 25_000;
     public static final int MAX_BULK = 1024;
 
     /**
@@ -111,6 +116,10 @@ public record PipelineConfig(
         }
         check("xmit.spin-polls", spinPolls, 0, 1 << 24);
         check("xmit.socket-spin-polls", socketSpinPolls, 0, 1 << 24);
+        if (spinNanos < 0 || spinNanos > 1_000_000_000L)
+        {
+            throw new IllegalArgumentException("xmit.spin-time = " + spinNanos + " ns is not in 0..1 s");
+        }
         check("xmit.rx.burst", rxBurst, 1, spec.ringSize());
         checkTerm("xmit.rings.qdisc-term-length", qdiscRingTerm, spec.maxFrame());
         checkTerm("xmit.rings.socket-term-length", socketRingTerm, spec.maxFrame());
@@ -141,7 +150,7 @@ public record PipelineConfig(
     {
         final String device = "loop:tx=4,rx=4,ring=1024";
         return new PipelineConfig("xmit", device, Runtime.getRuntime().availableProcessors(), List.of(), 10, 64, 64,
-            1000, OverflowPolicy.BACKPRESSURE, DEFAULT_SPIN_POLLS, 0, 64, 8 << 20, 1 << 20, defaultPorts(device),
+            1000, OverflowPolicy.BACKPRESSURE, DEFAULT_SPIN_POLLS, DEFAULT_SPIN_NANOS, 0, 64, 8 << 20, 1 << 20, defaultPorts(device),
             XpsPreset.NONE, List.of(), RingsConfig.DEFAULT_DIRECTORY_BASE);
     }
 
@@ -154,7 +163,7 @@ public record PipelineConfig(
     public PipelineConfig withName(final String name)
     {
         return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+            spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
     }
 
     /** A new device; the ports' addresses go back to the defaults if the port count changes. */
@@ -163,52 +172,52 @@ public record PipelineConfig(
         final List<PortAddress> newPorts =
             parseDevice(device).backend().ports() == ports.size() ? ports : defaultPorts(device);
         return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, newPorts, xpsPreset, xps, countersDir);
+            spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, newPorts, xpsPreset, xps, countersDir);
     }
 
     public PipelineConfig withCpus(final int cpus)
     {
         return new PipelineConfig(name, device, cpus, List.of(), throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+            spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
     }
 
     public PipelineConfig withQdisc(final int quota, final int bulkLimit, final int bandLimit,
         final OverflowPolicy overflow)
     {
         return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+            spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
     }
 
     /** The spin budget of RX queues, qdiscs and TX queues. */
     public PipelineConfig withSpinPolls(final int spinPolls)
     {
         return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+            spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
     }
 
     /** The spin budget of sockets' receive sides. */
     public PipelineConfig withSocketSpinPolls(final int socketSpinPolls)
     {
         return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+            spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
     }
 
     public PipelineConfig withRingTerms(final int qdiscRingTerm, final int socketRingTerm)
     {
         return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+            spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
     }
 
     public PipelineConfig withXps(final XpsPreset preset, final List<XpsEntry> entries)
     {
         return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, preset, entries, countersDir);
+            spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, preset, entries, countersDir);
     }
 
     public PipelineConfig withCountersDir(final Path countersDir)
     {
         return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+            spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
     }
 
     /**
@@ -262,6 +271,7 @@ public record PipelineConfig(
                 config.hasPath("qdisc.overflow") ?
                     OverflowPolicy.of("xmit.qdisc.overflow", config.getString("qdisc.overflow")) : d.overflow,
                 integer(config, "spin-polls", d.spinPolls),
+                config.hasPath("spin-time") ? config.getDuration("spin-time").toNanos() : d.spinNanos,
                 integer(config, "socket-spin-polls", d.socketSpinPolls),
                 integer(config, "rx.burst", d.rxBurst),
                 bytes(config, "rings.qdisc-term-length", d.qdiscRingTerm),

@@ -23,6 +23,7 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * {@code xmit run}: the built-in scenario on the {@code loop} device. Port A (10.0.0.1) runs a UDP
@@ -36,6 +37,8 @@ final class RunCommand
     static final int SERVICE_PORT = 11211;
     static final int FIRST_CLIENT_PORT = 40000;
 
+    private static final long SPIN_NS = 20_000;
+
     private static final List<CounterType> DROP_REASONS = List.of(CounterType.RX_DROP_NO_SOCKET,
         CounterType.RX_DROP_MALFORMED, CounterType.RX_DROP_SOCKET_RING_FULL, CounterType.RX_DROP_UNSUPPORTED,
         CounterType.QDISC_DROP_OVERFLOW, CounterType.QDISC_DROP_OVERSIZE);
@@ -43,10 +46,11 @@ final class RunCommand
     private static final String HELP = """
         usage: xmit run [options]
           --duration S     seconds to run (default 10)
-          --rate N         requests per second offered (default 200000)
+          --rate N         requests per second offered (default 50000)
           --flows N        client flows, each a connected socket pair (default 256)
           --cpus N         xmit CPUs (default 2)
-          --xps MODE       none | cpus | rxqs (default rxqs)""";
+          --xps MODE       none | cpus | rxqs (default rxqs)
+          --spin N         empty polls a queue actor spins before it sleeps (default 256)""";
 
     private RunCommand()
     {
@@ -55,10 +59,11 @@ final class RunCommand
     static int run(final String[] args, final PrintStream out)
     {
         int seconds = 10;
-        int rate = 200_000;
+        int rate = 50_000;
         int flows = 256;
         int cpus = 2;
         XpsPreset xps = XpsPreset.RXQS;
+        int spin = PipelineConfig.DEFAULT_SPIN_POLLS;
         for (int i = 0; i < args.length; i++)
         {
             final String arg = args[i];
@@ -73,6 +78,7 @@ final class RunCommand
                 case "--rate" -> rate = Args.intArg(arg, Args.value(args, ++i, arg), 1, 100_000_000);
                 case "--flows" -> flows = Args.intArg(arg, Args.value(args, ++i, arg), 1, 4096);
                 case "--cpus" -> cpus = Args.intArg(arg, Args.value(args, ++i, arg), 1, 256);
+                case "--spin" -> spin = Args.intArg(arg, Args.value(args, ++i, arg), 0, 1 << 20);
                 case "--xps" ->
                 {
                     final String mode = Args.value(args, ++i, arg);
@@ -88,7 +94,7 @@ final class RunCommand
                 default -> throw new UsageException("unknown option '" + arg + "' (see xmit run --help)");
             }
         }
-        return new Scenario(seconds, rate, flows, cpus, xps, out).run();
+        return new Scenario(seconds, rate, flows, cpus, xps, spin, out).run();
     }
 
     private static final class Scenario
@@ -98,6 +104,7 @@ final class RunCommand
         private final int flows;
         private final int cpus;
         private final XpsPreset xps;
+        private final int spin;
         private final PrintStream out;
         private final Recorder rtt = new Recorder(3);
         private final Histogram total = new Histogram(3);
@@ -107,8 +114,9 @@ final class RunCommand
         private final AtomicBoolean running = new AtomicBoolean(true);
 
         Scenario(final int seconds, final int rate, final int flows, final int cpus, final XpsPreset xps,
-            final PrintStream out)
+            final int spin, final PrintStream out)
         {
+            this.spin = spin;
             this.seconds = seconds;
             this.rate = rate;
             this.flows = flows;
@@ -123,7 +131,7 @@ final class RunCommand
                 ConfigFactory.parseString("akka.loglevel = WARNING, akka.log-dead-letters = off")
                     .withFallback(ConfigFactory.load()));
             final PipelineConfig config = PipelineConfig.defaults().withName("run").withCpus(cpus)
-                .withXps(xps, List.of()).withRingTerms(8 << 20, 1 << 16);
+                .withXps(xps, List.of()).withRingTerms(8 << 20, 1 << 16).withSpinPolls(spin);
             try (Pipeline pipeline = Pipeline.start(system, config))
             {
                 final List<UdpSocket> clients = openSockets(pipeline);
@@ -201,7 +209,15 @@ final class RunCommand
                 final long now = System.nanoTime();
                 if (now < next)
                 {
-                    Thread.onSpinWait();
+                    // Sleep through long gaps: a spinning generator would take a whole core from the pipeline's CPUs.
+                    if (next - now > SPIN_NS)
+                    {
+                        LockSupport.parkNanos(next - now - SPIN_NS);
+                    }
+                    else
+                    {
+                        Thread.onSpinWait();
+                    }
                     continue;
                 }
                 payload.putLong(0, now);

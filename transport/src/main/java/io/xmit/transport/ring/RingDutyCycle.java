@@ -28,7 +28,9 @@ public final class RingDutyCycle
     private final RingDoorbell doorbell;
     private final RingPoller poller;
     private final int spinBudget;
+    private final long spinNanos;
     private int emptyPolls;
+    private long spinStart;
     private long idles;
     private long repollHits;
 
@@ -39,6 +41,24 @@ public final class RingDutyCycle
      */
     public RingDutyCycle(final RingDoorbell doorbell, final RingPoller poller, final int spinBudget)
     {
+        this(doorbell, poller, spinBudget, Long.MAX_VALUE);
+    }
+
+    /**
+     * A duty cycle whose spinning also ends after {@code spinNanos} of wall time: where many consumers share one
+     * thread, each empty poll waits for all the others' turns, so a budget in polls alone would spin far longer
+     * than meant.
+     *
+     * @param spinNanos the longest spin, in nanoseconds from the first empty poll; 0 or more.
+     */
+    public RingDutyCycle(final RingDoorbell doorbell, final RingPoller poller, final int spinBudget,
+        final long spinNanos)
+    {
+        if (spinNanos < 0)
+        {
+            throw new IllegalArgumentException("spinNanos must be 0 or more, was " + spinNanos);
+        }
+        this.spinNanos = spinNanos;
         if (null == doorbell)
         {
             throw new IllegalArgumentException("doorbell must not be null");
@@ -78,7 +98,7 @@ public final class RingDutyCycle
             doorbell.schedulePoll();
             return work;
         }
-        if (emptyPolls < spinBudget)
+        if (emptyPolls < spinBudget && withinSpinTime())
         {
             emptyPolls++;
             doorbell.schedulePoll();
@@ -118,6 +138,20 @@ public final class RingDutyCycle
     public long repollHits()
     {
         return repollHits;
+    }
+
+    private boolean withinSpinTime()
+    {
+        if (Long.MAX_VALUE == spinNanos)
+        {
+            return true;
+        }
+        final long now = System.nanoTime();
+        if (0 == emptyPolls)
+        {
+            spinStart = now;
+        }
+        return now - spinStart < spinNanos;
     }
 
     private int pollWhileIdle()

@@ -163,4 +163,24 @@ class RingDutyCycleTest
         assertTrue(before < state && after > state, "padding on both sides: " + before + " < " + state + " < " + after);
         assertTrue(wake - state >= 128, "128 bytes after the state word, wake at " + wake);
     }
+
+    @Test
+    void aSpinTimeOfZeroGoesIdleAtOnceWhateverThePollBudget()
+    {
+        final RingDutyCycle cycle = new RingDutyCycle(doorbell, poller, 1000, 0);
+        doorbell.ring();
+        wakes = 0;
+
+        assertEquals(0, cycle.onPoll());
+        assertEquals(RingDoorbell.IDLE, doorbell.state(), "the spin's time ran out before its polls did");
+        assertEquals(0, wakes);
+        assertEquals(1, cycle.idles());
+    }
+
+    @Test
+    void aNegativeSpinTimeIsRefused()
+    {
+        assertEquals("spinNanos must be 0 or more, was -1", assertThrows(IllegalArgumentException.class,
+            () -> new RingDutyCycle(doorbell, poller, 0, -1)).getMessage());
+    }
 }
