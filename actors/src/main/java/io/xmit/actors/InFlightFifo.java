@@ -91,9 +91,18 @@ public final class InFlightFifo
         final long h = head;
         final long available = (long)TAIL.getAcquire(this) - h;
         final int n = (int)Math.min(count, available);
-        for (int i = 0; i < n; i++)
+        // A socket's packets tend to leave in runs: one release per run, not per packet.
+        int i = 0;
+        while (i < n)
         {
-            release.packetCompleted(ids[(int)(h + i) & mask]);
+            final int id = ids[(int)(h + i) & mask];
+            int run = 1;
+            while (i + run < n && ids[(int)(h + i + run) & mask] == id)
+            {
+                run++;
+            }
+            release.packetsCompleted(id, run);
+            i += run;
         }
         HEAD.setRelease(this, h + n);
         return n;

@@ -23,7 +23,7 @@ import io.xmit.pipeline.xps.XpsMask;
  */
 final class MappingActor
 {
-    sealed interface Command permits SetXpsCpus, SetXpsRxqs, SetTxQueueCount, Explain, GetMap
+    sealed interface Command permits SetXpsCpus, SetXpsRxqs, SetTxQueueCount, Explain
     {
     }
 
@@ -45,10 +45,6 @@ final class MappingActor
     /** Which TX queue a connected socket of {@code flow}, sending from {@code cpu}, that last received on
      * {@code rxQueue} (or -1), would be given now, and by which rule. */
     record Explain(FlowKey flow, int cpu, int rxQueue, ActorRef<Explanation> replyTo) implements Command
-    {
-    }
-
-    record GetMap(ActorRef<QueueMap> replyTo) implements Command
     {
     }
 
@@ -91,7 +87,6 @@ final class MappingActor
                     .withXpsRxqs(set.txq(), XpsMask.parseRxqs(set.mask(), port.queueMap().numRxQueues(), set.txq())));
                 case SetTxQueueCount set -> setTxQueueCount(port, deviceTxQueues, set);
                 case Explain explain -> explain.replyTo().tell(explain(port, explain));
-                case GetMap get -> get.replyTo().tell(port.queueMap());
             }
             return Behaviors.same();
         })).onFailure(SupervisorStrategy.resume());

@@ -34,10 +34,16 @@ public final class SocketTable
     /** TX completion of a packet of socket {@code id}; a closed socket's completions are ignored. */
     void packetCompleted(final int id)
     {
+        packetsCompleted(id, 1);
+    }
+
+    /** TX completion of {@code packets} packets of socket {@code id}. */
+    void packetsCompleted(final int id, final int packets)
+    {
         final UdpSocket socket = byId(id);
         if (null != socket)
         {
-            socket.packetCompleted();
+            socket.packetsCompleted(packets);
         }
     }
 

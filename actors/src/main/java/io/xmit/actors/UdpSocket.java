@@ -313,10 +313,10 @@ public final class UdpSocket implements AutoCloseable
         return receiveSubscription;
     }
 
-    /** A TX completion (or a counted drop) of one of this socket's packets; any thread. */
-    void packetCompleted()
+    /** TX completions (or counted drops) of {@code packets} of this socket's packets; any thread. */
+    void packetsCompleted(final int packets)
     {
-        queueState.packetCompleted();
+        queueState.packetsCompleted(packets);
     }
 
     /** The RX path's sk_mark_napi_id (§2.4): only connected sockets record it. */

@@ -122,4 +122,18 @@ class SocketQueueStateTest
         completer.join();
         assertEquals(packets, sk.inFlight());
     }
+
+    @Test
+    void aRunOfCompletionsReleasesItsPacketsAtOnce()
+    {
+        final SocketQueueState sk = new SocketQueueState();
+        for (int i = 0; i < 5; i++)
+        {
+            sk.packetSent();
+        }
+        assertEquals(2, sk.packetsCompleted(3));
+        assertFalse(sk.oooOkay());
+        assertEquals(0, sk.packetsCompleted(2));
+        assertTrue(sk.oooOkay(), "§1.5: nothing in flight any more");
+    }
 }
