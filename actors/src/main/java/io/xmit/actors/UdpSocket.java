@@ -332,14 +332,14 @@ public final class UdpSocket implements AutoCloseable
 
     /**
      * Closes the socket: it stops receiving, its actor stops and its ring is released. Packets already sent still
-     * leave. Blocks until done (a control-plane call).
+     * leave. Blocks until done (a control-plane call), so it cannot be called on an xmit CPU (from a handler, say):
+     * that is an {@link IllegalStateException} and the socket stays open.
      */
     @Override
     public void close()
     {
         if (!closed)
         {
-            closed = true;
             onClose.run();
         }
     }

@@ -1,0 +1,78 @@
+package io.xmit.actors;
+
+import akka.actor.testkit.typed.javadsl.ActorTestKit;
+import io.xmit.actors.stats.CounterType;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.concurrent.atomic.AtomicReference;
+
+import static io.xmit.actors.EndToEndSupport.await;
+import static io.xmit.actors.EndToEndSupport.awaitExactly;
+import static io.xmit.actors.EndToEndSupport.loopConfig;
+import static io.xmit.actors.EndToEndSupport.sendTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@Timeout(60)
+class SocketLifecycleTest
+{
+    private static final ActorTestKit KIT = ActorTestKit.create();
+
+    @AfterAll
+    static void shutdown()
+    {
+        KIT.shutdownTestKit();
+    }
+
+    @Test
+    void aClosedSocketRefusesSendsFreesItsAddressAndItsDatagramsCountAsNoSocket()
+    {
+        try (Pipeline pipeline = Pipeline.start(KIT.system(), loopConfig("life-close", 2, XpsPreset.NONE)))
+        {
+            final AtomicReference<Throwable> closeFromHandler = new AtomicReference<>();
+            final UdpSocket server = pipeline.openUdp(SocketOptions.udp4(7).handler((socket, datagram) ->
+                closeFromHandler.compareAndSet(null, assertThrows(IllegalStateException.class, socket::close))));
+            final UdpSocket client = pipeline.openUdp(SocketOptions.udp4(5000).onPort(1));
+            final Endpoint serverEndpoint = Endpoint.of("10.0.0.1", 7);
+
+            sendTo(client, serverEndpoint, new byte[] {1});
+            await("the handler's close attempt", () -> null != closeFromHandler.get(), closeFromHandler::get);
+            assertTrue(closeFromHandler.get().getMessage().contains("cannot run on xmit CPU"),
+                closeFromHandler.get().getMessage());
+            assertFalse(server.isClosed(), "a close refused on a CPU leaves the socket open");
+
+            server.close();
+            assertTrue(server.isClosed());
+            assertEquals(SendResult.CLOSED, server.sendTo(Endpoint.of("10.0.0.2", 5000), new UnsafeBuffer(new byte[1]),
+                0, 1));
+            server.close();
+
+            sendTo(client, serverEndpoint, new byte[] {2});
+            awaitExactly("no-socket drops", 1, () -> pipeline.total(CounterType.RX_DROP_NO_SOCKET, 0));
+
+            // The address is free again.
+            final UdpSocket again = pipeline.openUdp(SocketOptions.udp4(7).handler((socket, datagram) -> { }));
+            sendTo(client, serverEndpoint, new byte[] {3});
+            awaitExactly("delivered to the new socket", 1,
+                () -> pipeline.counter(CounterType.SOCKET_DELIVERED, "port=0 socket=" + again.id()));
+        }
+    }
+
+    @Test
+    void controlCallsAfterCloseFailAtOnce()
+    {
+        final Pipeline pipeline = Pipeline.start(KIT.system(), loopConfig("life-after", 2, XpsPreset.NONE));
+        pipeline.close();
+        pipeline.close();
+        assertEquals("pipeline 'life-after' is closed",
+            assertThrows(IllegalStateException.class, () -> pipeline.openUdp(SocketOptions.udp4(7))).getMessage());
+        assertEquals("pipeline 'life-after' is closed",
+            assertThrows(IllegalStateException.class, () -> pipeline.setTxQueueCount(0, 2)).getMessage());
+    }
+}
