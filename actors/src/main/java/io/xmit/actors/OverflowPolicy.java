@@ -30,6 +30,7 @@ public enum OverflowPolicy
                 return policy;
             }
         }
-        throw new IllegalArgumentException(key + " = '" + value + "' is not an overflow policy; use backpressure or drop");
+        throw new IllegalArgumentException(
+            key + " = '" + value + "' is not an overflow policy; use backpressure or drop");
     }
 }

@@ -25,6 +25,7 @@ import io.xmit.transport.ring.PacketPublication;
 import io.xmit.transport.ring.PacketSubscription;
 import io.xmit.transport.ring.RingDoorbell;
 import io.xmit.transport.ring.RingDutyCycle;
+import io.xmit.transport.ring.RingPoller;
 import io.xmit.transport.ring.Rings;
 import io.xmit.transport.ring.RingsConfig;
 
@@ -205,10 +206,9 @@ public final class Pipeline implements AutoCloseable
                     config.bulkLimit(), counters, qdiscDoorbells[q]::ring);
                 final Props on = cpus[q % cpus.length];
                 qdiscs[p][q] = (ActorRef<QdiscActor.Command>)spawn(system, guardian, "qdisc-" + p + "-" + q,
-                    QdiscActor.create(qdisc, new RingDutyCycle(qdiscDoorbells[q], qdisc::poll, config.spinPolls(), config.spinNanos()),
-                    qdiscWakes[q]), on);
+                    QdiscActor.create(qdisc, dutyCycle(qdiscDoorbells[q], qdisc::poll, config), qdiscWakes[q]), on);
                 spawn(system, guardian, "txq-" + p + "-" + q,
-                    PollingActor.create(new RingDutyCycle(txqDoorbell, txq::poll, config.spinPolls(), config.spinNanos()), txqWake), on);
+                    PollingActor.create(dutyCycle(txqDoorbell, txq::poll, config), txqWake), on);
             }
 
             rxDoorbells[p] = new RingDoorbell[rxCount];
@@ -218,9 +218,8 @@ public final class Pipeline implements AutoCloseable
                 rxDoorbells[p][q] = new RingDoorbell(rxWake);
                 final RxQueueEngine rx = new RxQueueEngine(p, q, driver, sockets, rxDoorbells[p][q],
                     config.rxBurst(), counters);
-                spawn(system, guardian, "rxq-" + p + "-" + q, PollingActor.create(
-                    new RingDutyCycle(rxDoorbells[p][q], rx::poll, config.spinPolls(), config.spinNanos()), rxWake),
-                    cpus[q % cpus.length]);
+                spawn(system, guardian, "rxq-" + p + "-" + q,
+                    PollingActor.create(dutyCycle(rxDoorbells[p][q], rx::poll, config), rxWake), cpus[q % cpus.length]);
             }
             interrupts[p] = counters.allocate(CounterType.RX_INTERRUPTS, "port=" + p);
         }
@@ -231,6 +230,13 @@ public final class Pipeline implements AutoCloseable
         });
         return new Pipeline(system, config, device, rings, counters, cpus, ports, sockets, mappings, qdiscs, guardian,
             terminated);
+    }
+
+    /** The duty cycle of a queue actor: {@code spin-polls} empty polls, at most {@code spin-time} long. */
+    private static RingDutyCycle dutyCycle(final RingDoorbell doorbell, final RingPoller poller,
+        final PipelineConfig config)
+    {
+        return new RingDutyCycle(doorbell, poller, config.spinPolls(), config.spinNanos());
     }
 
     private static ActorRef<?> spawn(final ActorSystem<?> system, final ActorRef<PipelineGuardian.Command> guardian,
@@ -359,7 +365,8 @@ public final class Pipeline implements AutoCloseable
             final SocketReceiver receiver = new SocketReceiver(socket, options.handler(), options.target(),
                 config.rxBurst(), counters);
             final ActorRef<?> actor = spawn(system, guardian, "socket-" + id, PollingActor.create(
-                new RingDutyCycle(doorbell, receiver::poll, config.socketSpinPolls(), config.spinNanos()), wake), cpus[cpu]);
+                new RingDutyCycle(doorbell, receiver::poll, config.socketSpinPolls(), config.spinNanos()), wake),
+                cpus[cpu]);
             socketActors.put(id, new SocketResources(actor, receiver, sendCounters));
             return socket;
         }
@@ -563,8 +570,8 @@ public final class Pipeline implements AutoCloseable
     {
         if (CpuThread.NO_CPU != CpuThread.currentCpu())
         {
-            throw new IllegalStateException("xmit: " + what + " blocks until the pipeline's actors answer, so it cannot " +
-                "run on xmit CPU " + CpuThread.currentCpu() + " (call it from another thread)");
+            throw new IllegalStateException("xmit: " + what + " blocks until the pipeline's actors answer, so it " +
+                "cannot run on xmit CPU " + CpuThread.currentCpu() + " (call it from another thread)");
         }
     }
 

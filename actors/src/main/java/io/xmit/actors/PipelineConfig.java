@@ -150,8 +150,8 @@ public record PipelineConfig(
     {
         final String device = "loop:tx=4,rx=4,ring=1024";
         return new PipelineConfig("xmit", device, Runtime.getRuntime().availableProcessors(), List.of(), 10, 64, 64,
-            1000, OverflowPolicy.BACKPRESSURE, DEFAULT_SPIN_POLLS, DEFAULT_SPIN_NANOS, 0, 64, 8 << 20, 1 << 20, defaultPorts(device),
-            XpsPreset.NONE, List.of(), RingsConfig.DEFAULT_DIRECTORY_BASE);
+            1000, OverflowPolicy.BACKPRESSURE, DEFAULT_SPIN_POLLS, DEFAULT_SPIN_NANOS, 0, 64, 8 << 20, 1 << 20,
+            defaultPorts(device), XpsPreset.NONE, List.of(), RingsConfig.DEFAULT_DIRECTORY_BASE);
     }
 
     /** The parsed device spec. */
@@ -160,64 +160,136 @@ public record PipelineConfig(
         return NicSpec.parse(device);
     }
 
-    public PipelineConfig withName(final String name)
+    public PipelineConfig withName(final String newName)
     {
-        return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+        final Copy copy = new Copy(this);
+        copy.name = newName;
+        return copy.build();
     }
 
     /** A new device; the ports' addresses go back to the defaults if the port count changes. */
-    public PipelineConfig withDevice(final String device)
+    public PipelineConfig withDevice(final String newDevice)
     {
-        final List<PortAddress> newPorts =
-            parseDevice(device).backend().ports() == ports.size() ? ports : defaultPorts(device);
-        return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, newPorts, xpsPreset, xps, countersDir);
+        final Copy copy = new Copy(this);
+        copy.device = newDevice;
+        if (parseDevice(newDevice).backend().ports() != ports.size())
+        {
+            copy.ports = defaultPorts(newDevice);
+        }
+        return copy.build();
     }
 
-    public PipelineConfig withCpus(final int cpus)
+    /** A new CPU count; the cores to pin to are forgotten. */
+    public PipelineConfig withCpus(final int newCpus)
     {
-        return new PipelineConfig(name, device, cpus, List.of(), throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+        final Copy copy = new Copy(this);
+        copy.cpus = newCpus;
+        copy.cores = List.of();
+        return copy.build();
     }
 
-    public PipelineConfig withQdisc(final int quota, final int bulkLimit, final int bandLimit,
-        final OverflowPolicy overflow)
+    public PipelineConfig withQdisc(final int newQuota, final int newBulkLimit, final int newBandLimit,
+        final OverflowPolicy newOverflow)
     {
-        return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+        final Copy copy = new Copy(this);
+        copy.quota = newQuota;
+        copy.bulkLimit = newBulkLimit;
+        copy.bandLimit = newBandLimit;
+        copy.overflow = newOverflow;
+        return copy.build();
     }
 
     /** The spin budget of RX queues, qdiscs and TX queues. */
-    public PipelineConfig withSpinPolls(final int spinPolls)
+    public PipelineConfig withSpinPolls(final int newSpinPolls)
     {
-        return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+        final Copy copy = new Copy(this);
+        copy.spinPolls = newSpinPolls;
+        return copy.build();
     }
 
     /** The spin budget of sockets' receive sides. */
-    public PipelineConfig withSocketSpinPolls(final int socketSpinPolls)
+    public PipelineConfig withSocketSpinPolls(final int newSocketSpinPolls)
     {
-        return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+        final Copy copy = new Copy(this);
+        copy.socketSpinPolls = newSocketSpinPolls;
+        return copy.build();
     }
 
-    public PipelineConfig withRingTerms(final int qdiscRingTerm, final int socketRingTerm)
+    public PipelineConfig withRingTerms(final int newQdiscRingTerm, final int newSocketRingTerm)
     {
-        return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+        final Copy copy = new Copy(this);
+        copy.qdiscRingTerm = newQdiscRingTerm;
+        copy.socketRingTerm = newSocketRingTerm;
+        return copy.build();
     }
 
     public PipelineConfig withXps(final XpsPreset preset, final List<XpsEntry> entries)
     {
-        return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, preset, entries, countersDir);
+        final Copy copy = new Copy(this);
+        copy.xpsPreset = preset;
+        copy.xps = entries;
+        return copy.build();
     }
 
-    public PipelineConfig withCountersDir(final Path countersDir)
+    public PipelineConfig withCountersDir(final Path newCountersDir)
     {
-        return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-            spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps, countersDir);
+        final Copy copy = new Copy(this);
+        copy.countersDir = newCountersDir;
+        return copy.build();
+    }
+
+    /** A configuration's fields, to change some and build a new one (which validates them all again). */
+    private static final class Copy
+    {
+        private String name;
+        private String device;
+        private int cpus;
+        private List<Integer> cores;
+        private int throughput;
+        private int quota;
+        private int bulkLimit;
+        private int bandLimit;
+        private OverflowPolicy overflow;
+        private int spinPolls;
+        private long spinNanos;
+        private int socketSpinPolls;
+        private int rxBurst;
+        private int qdiscRingTerm;
+        private int socketRingTerm;
+        private List<PortAddress> ports;
+        private XpsPreset xpsPreset;
+        private List<XpsEntry> xps;
+        private Path countersDir;
+
+        Copy(final PipelineConfig from)
+        {
+            name = from.name;
+            device = from.device;
+            cpus = from.cpus;
+            cores = from.cores;
+            throughput = from.throughput;
+            quota = from.quota;
+            bulkLimit = from.bulkLimit;
+            bandLimit = from.bandLimit;
+            overflow = from.overflow;
+            spinPolls = from.spinPolls;
+            spinNanos = from.spinNanos;
+            socketSpinPolls = from.socketSpinPolls;
+            rxBurst = from.rxBurst;
+            qdiscRingTerm = from.qdiscRingTerm;
+            socketRingTerm = from.socketRingTerm;
+            ports = from.ports;
+            xpsPreset = from.xpsPreset;
+            xps = from.xps;
+            countersDir = from.countersDir;
+        }
+
+        PipelineConfig build()
+        {
+            return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
+                spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps,
+                countersDir);
+        }
     }
 
     /**
@@ -319,14 +391,17 @@ public record PipelineConfig(
         final String[] parts = text.split(":", -1);
         if (parts.length != 6)
         {
-            throw new IllegalArgumentException(key + " = '" + text + "' is not a MAC address like 02:00:00:00:00:01");
+            throw new IllegalArgumentException(
+                key + " = '" + text + "' is not a MAC address like 02:00:00:00:00:01");
         }
         long mac = 0;
         for (final String part : parts)
         {
-            if (part.length() != 2 || Character.digit(part.charAt(0), 16) < 0 || Character.digit(part.charAt(1), 16) < 0)
+            if (part.length() != 2 || Character.digit(part.charAt(0), 16) < 0 ||
+                Character.digit(part.charAt(1), 16) < 0)
             {
-                throw new IllegalArgumentException(key + " = '" + text + "' is not a MAC address like 02:00:00:00:00:01");
+                throw new IllegalArgumentException(
+                    key + " = '" + text + "' is not a MAC address like 02:00:00:00:00:01");
             }
             mac = (mac << 8) | Integer.parseInt(part, 16);
         }

@@ -15,7 +15,8 @@ import java.util.List;
 
 /**
  * The consumer's side of one ring: polls frames one by one ({@link #poll}), hands over runs of them at once
- * ({@link #blockPoll}), or shows them in place before consuming them ({@link #peek}), with no allocation. Single consumer thread: not thread-safe.
+ * ({@link #blockPoll}), or shows them in place before consuming them ({@link #peek}), with no allocation. Single
+ * consumer thread: not thread-safe.
  * <p>
  * All the ring's publications in one {@link Rings} share one Aeron session, so the subscription sees one image and
  * one ordered stream. A handler that throws gets its exception back out of the poll; the frame (for a block poll:
@@ -84,9 +85,9 @@ public final class PacketSubscription implements AutoCloseable
 
     /**
      * Hands the frames from the consumer's position on to {@code handler} without consuming them, until the handler
-     * ends the peek, a frame is not yet committed, or the term ends. The frames' bytes stay in place and unchanged until
-     * {@link #consumePeeked()} (Aeron may clean a term behind the consumer's position, never ahead of it), so a
-     * consumer can point a native driver at them and copy out only what the driver did not take.
+     * ends the peek, a frame is not yet committed, or the term ends. The frames' bytes stay in place and unchanged
+     * until {@link #consumePeeked()} (Aeron may clean a term behind the consumer's position, never ahead of it), so
+     * a consumer can point a native driver at them and copy out only what the driver did not take.
      *
      * @return the number of frames taken into the peek; 0 if the ring was empty or the first frame was left.
      */

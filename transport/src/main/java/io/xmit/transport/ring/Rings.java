@@ -151,7 +151,8 @@ public final class Rings implements AutoCloseable
      * socket's, do not take the default's shared memory). Every publication of one ring must ask for the same length.
      *
      * @throws IllegalArgumentException if {@code termLength} is not a power of two in
-     *                                  {@link RingsConfig#MIN_IPC_TERM_LENGTH}..{@link RingsConfig#MAX_IPC_TERM_LENGTH},
+     *                                  {@link RingsConfig#MIN_IPC_TERM_LENGTH}..
+     *                                  {@link RingsConfig#MAX_IPC_TERM_LENGTH},
      *                                  or too short for the longest frame.
      */
     public PacketPublication addPublication(final int streamId, final RingDoorbell doorbell, final int termLength)

@@ -467,7 +467,8 @@ class PacketPeekTest
     }
 
     /** Sends {@code count} frames of {@code length} bytes from {@code firstSeq}; the ring positions after each. */
-    private long[] sendFrames(final PacketPublication publication, final int firstSeq, final int count, final int length)
+    private long[] sendFrames(
+        final PacketPublication publication, final int firstSeq, final int count, final int length)
     {
         final long[] ends = new long[count];
         for (int i = 0; i < count; i++)
