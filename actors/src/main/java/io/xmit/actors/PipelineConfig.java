@@ -188,6 +188,14 @@ public record PipelineConfig(
         return copy.build();
     }
 
+    /** Pins CPU i to core {@code cores.get(i)}; an empty list for no pinning. */
+    public PipelineConfig withCores(final List<Integer> newCores)
+    {
+        final Copy copy = new Copy(this);
+        copy.cores = newCores;
+        return copy.build();
+    }
+
     public PipelineConfig withQdisc(final int newQuota, final int newBulkLimit, final int newBandLimit,
         final OverflowPolicy newOverflow)
     {
