@@ -286,7 +286,16 @@ final class QdiscEngine
             bulks.incrementRelease();
             bulkSizes.record(accepted);
         }
+        // complete() may only drop a refused bypass packet that finds no free slot (or does not fit one); neither
+        // can happen (a bypass runs with an empty backlog, and slots are as large as the driver's largest frame),
+        // and a drop here would go uncounted by the pipeline and leave its socket's in-flight count short.
+        final long dropsBefore = qdisc.stats().drops();
         qdisc.complete(batch, accepted);
+        if (qdisc.stats().drops() != dropsBefore)
+        {
+            throw new IllegalStateException("txq " + txq + ": requeueing " + (size - accepted) + " refused packets " +
+                "dropped " + (qdisc.stats().drops() - dropsBefore) + " of them");
+        }
         if (accepted < size)
         {
             requeues.getAndAddRelease(size - accepted);
