@@ -461,17 +461,7 @@ public final class Pipeline implements AutoCloseable
      */
     public long counter(final CounterType type, final String scope)
     {
-        final String label = type.label() + " " + scope;
-        final CountersReader reader = counters.reader();
-        final long[] value = {-1};
-        reader.forEach((counterId, typeId, keyBuffer, counterLabel) ->
-        {
-            if (typeId == type.typeId() && counterLabel.equals(label))
-            {
-                value[0] = reader.getCounterValue(counterId);
-            }
-        });
-        return value[0];
+        return counters.value(type, scope);
     }
 
     /** The sum of counter {@code type} over all queues (or sockets) of {@code port}. */

@@ -19,7 +19,6 @@ import io.xmit.transport.ring.RingsConfig;
 import org.agrona.collections.LongArrayList;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
-import org.agrona.concurrent.status.CountersReader;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
@@ -173,17 +172,7 @@ final class QdiscEngineSupport implements AutoCloseable
 
     long counter(final CounterType type)
     {
-        final String label = type.label() + " " + SCOPE;
-        final CountersReader reader = counters.reader();
-        final long[] value = {-1};
-        reader.forEach((counterId, typeId, keyBuffer, counterLabel) ->
-        {
-            if (typeId == type.typeId() && counterLabel.equals(label))
-            {
-                value[0] = reader.getCounterValue(counterId);
-            }
-        });
-        return value[0];
+        return counters.value(type, SCOPE);
     }
 
     static void awaitTrue(final String what, final BooleanSupplier condition)

@@ -292,39 +292,33 @@ final class RunCommand
 
         private static double bypassShare(final Pipeline pipeline)
         {
-            long bypassed = 0;
-            long packets = 0;
-            for (int p = 0; p < pipeline.portCount(); p++)
-            {
-                bypassed += pipeline.total(CounterType.QDISC_BYPASSED, p);
-                packets += pipeline.total(CounterType.QDISC_PACKETS, p);
-            }
-            return 0 == packets ? 0 : (double)bypassed / packets;
+            final long packets = sum(pipeline, List.of(CounterType.QDISC_PACKETS));
+            return 0 == packets ? 0 : (double)sum(pipeline, List.of(CounterType.QDISC_BYPASSED)) / packets;
         }
 
         private static double meanBulk(final Pipeline pipeline)
         {
-            long bulks = 0;
-            long packets = 0;
-            for (int p = 0; p < pipeline.portCount(); p++)
-            {
-                bulks += pipeline.total(CounterType.QDISC_BULKS, p);
-                packets += pipeline.total(CounterType.QDISC_PACKETS, p);
-            }
-            return 0 == bulks ? 0 : (double)packets / bulks;
+            final long bulks = sum(pipeline, List.of(CounterType.QDISC_BULKS));
+            return 0 == bulks ? 0 : (double)sum(pipeline, List.of(CounterType.QDISC_PACKETS)) / bulks;
         }
 
         private static long drops(final Pipeline pipeline)
         {
-            long drops = 0;
+            return sum(pipeline, DROP_REASONS);
+        }
+
+        /** The counters of {@code types}, over every queue of every port. */
+        private static long sum(final Pipeline pipeline, final List<CounterType> types)
+        {
+            long sum = 0;
             for (int p = 0; p < pipeline.portCount(); p++)
             {
-                for (final CounterType type : DROP_REASONS)
+                for (final CounterType type : types)
                 {
-                    drops += pipeline.total(type, p);
+                    sum += pipeline.total(type, p);
                 }
             }
-            return drops;
+            return sum;
         }
 
         private static void sleepSecond() throws InterruptedException

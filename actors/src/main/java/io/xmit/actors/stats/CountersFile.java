@@ -232,6 +232,24 @@ public final class CountersFile implements AutoCloseable
     }
 
     /**
+     * The value of this process's counter {@code type} for {@code scope} (the label's part after the type), or -1 if
+     * there is none.
+     */
+    public long value(final CounterType type, final String scope)
+    {
+        final String label = type.label() + " " + scope;
+        final long[] value = {-1};
+        countersManager.forEach((counterId, typeId, keyBuffer, counterLabel) ->
+        {
+            if (typeId == type.typeId() && counterLabel.equals(label))
+            {
+                value[0] = countersManager.getCounterValue(counterId);
+            }
+        });
+        return value[0];
+    }
+
+    /**
      * Frees every counter and deletes the file. The mapping is left to the garbage collector, so a thread that still
      * writes a counter after the close writes into live memory (the write is lost, the JVM is safe). Closing twice
      * does nothing.
