@@ -348,6 +348,18 @@ XMIT_NIC_API int32_t xmit_nic_fault(int64_t handle, uint32_t kind, uint32_t queu
     return 0;
 }
 
+XMIT_NIC_API int32_t xmit_nic_tx_reset(int64_t handle, uint32_t q)
+{
+    struct nic_port *port = port_of(handle);
+    if (port == NULL)
+        return -EBADF;
+    if (q >= port->device->config.tx_queues)
+        return -EINVAL;
+    /* What a reset does to an emulated queue is what releasing its hang does: every backend implements it. */
+    port->device->backend->fault(port, XMIT_NIC_FAULT_TX_STALL, q, 0);
+    return 0;
+}
+
 XMIT_NIC_API int32_t xmit_nic_rss_key(int64_t handle, const uint8_t *key, uint32_t length)
 {
     struct nic_port *port = port_of(handle);

@@ -184,6 +184,14 @@ XMIT_NIC_API int32_t xmit_nic_stats(int64_t port, uint32_t q, xmit_nic_queue_sta
  */
 XMIT_NIC_API int32_t xmit_nic_fault(int64_t port, uint32_t kind, uint32_t queue, uint64_t value);
 
+/*
+ * Resets TX queue q, as a driver's ndo_tx_timeout does when the TX watchdog finds the queue stopped too long
+ * (kernel-semantics §8.2): a hung queue (XMIT_NIC_FAULT_TX_STALL) runs again, and the frames waiting in its
+ * ring leave at once, in order (the emulated NIC re-posts its ring; nothing accepted is lost). Other injected
+ * faults stay. 0, or -EBADF / -EINVAL for a bad handle or queue.
+ */
+XMIT_NIC_API int32_t xmit_nic_tx_reset(int64_t port, uint32_t q);
+
 /* Receive-side scaling of this port: a 40-byte Toeplitz key and a 128-entry indirection table of RX queue
  * indexes (what `ethtool -X` sets). Defaults: the Microsoft key and entry i = i % rx_queues. The queue of a
  * frame is reta[hash % 128]; frames that are not IPv4/IPv6 hash to 0. Ports are hashed for UDP and TCP when

@@ -1354,6 +1354,25 @@ static void test_faults(void)
     EQ(c.packets, 16);
     EQ(c.bytes, 1600);
 
+    /* tx_reset (the watchdog's ndo_tx_timeout) ends a hang: the waiting frames leave in order; other faults stay. */
+    EQ(xmit_nic_tx_reset(a, 2), -EINVAL);
+    EQ(xmit_nic_tx_reset(a, UINT32_MAX), -EINVAL);
+    EQ(xmit_nic_tx_reset(0, 0), -EBADF);
+    EQ(xmit_nic_tx_reset(a, 0), 0); /* not hung: nothing to do */
+    EQ(xmit_nic_fault(a, XMIT_NIC_FAULT_TX_STALL, 0, 1), 0);
+    EQ(xmit_nic_fault(a, XMIT_NIC_FAULT_TX_FAIL_EVERY, 1, 1), 0);
+    for (int i = 0; i < 3; i++) {
+        frame[0] = (uint8_t)(0xA0 + i);
+        EQ(send1(a, 0, frame, 60), 1);
+    }
+    EQ(drain(b), 0);
+    EQ(reclaim(a, 0).packets, 0);
+    EQ(xmit_nic_tx_reset(a, 0), 0);
+    EQ(drain(b), 3);
+    EQ(reclaim(a, 0).packets, 3);
+    EQ(xmit_nic_tx_burst(a, 1, d, 2), -EIO); /* the fail-every fault outlived the reset */
+    EQ(xmit_nic_fault(a, XMIT_NIC_FAULT_TX_FAIL_EVERY, 1, 0), 0);
+
     /* Every second arrival on B's queue is dropped; the sender still completes them all. */
     EQ(xmit_nic_fault(b, XMIT_NIC_FAULT_RX_DROP_EVERY, 0, 2), 0);
     for (uint32_t i = 0; i < 10; i++) {

@@ -46,6 +46,7 @@ final class NativeShim
     static final MethodHandle RX_RELEASE;
     static final MethodHandle STATS;
     static final MethodHandle FAULT;
+    static final MethodHandle TX_RESET;
     static final MethodHandle RSS_KEY;
     static final MethodHandle RSS_RETA;
     static final MethodHandle RX_ARM;
@@ -84,6 +85,7 @@ final class NativeShim
         STATS = bind.plain("xmit_nic_stats", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, ADDRESS));
         FAULT = bind.plain("xmit_nic_fault",
             FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT, JAVA_LONG));
+        TX_RESET = bind.plain("xmit_nic_tx_reset", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT));
         RSS_KEY = bind.plain("xmit_nic_rss_key", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS, JAVA_INT));
         RSS_RETA = bind.plain("xmit_nic_rss_reta", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS, JAVA_INT));
         RX_ARM = bind.critical("xmit_nic_rx_arm", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT));

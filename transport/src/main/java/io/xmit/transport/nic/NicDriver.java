@@ -72,6 +72,13 @@ public interface NicDriver
     /** Sets a fault on this port; see {@link NicFault}. */
     void fault(NicFault fault, int queue, long value);
 
+    /**
+     * Resets TX queue {@code queue}, as a driver's {@code ndo_tx_timeout} does for the TX watchdog
+     * (kernel-semantics §8.2): a hung queue runs again and the frames waiting in its ring leave, in order.
+     * Any thread; calls on one queue may overlap {@code txBurst} and {@code txReclaim}.
+     */
+    void txReset(int queue);
+
     /** Sets the 40-byte Toeplitz key this port receives with. */
     void setRssKey(byte[] key);
 

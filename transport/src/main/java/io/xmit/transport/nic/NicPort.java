@@ -214,6 +214,21 @@ final class NicPort implements NicDriver
     }
 
     @Override
+    public void txReset(final int queue)
+    {
+        final int result;
+        try
+        {
+            result = (int)NativeShim.TX_RESET.invokeExact(handle, queue);
+        }
+        catch (final Throwable ex)
+        {
+            throw downcallFailed("xmit_nic_tx_reset", ex);
+        }
+        check(result, "reset of TX queue " + queue + " (queues: " + txQueues + " TX)");
+    }
+
+    @Override
     public void setRssKey(final byte[] key)
     {
         try (Arena arena = Arena.ofConfined())

@@ -72,6 +72,39 @@ class NicFaultTest
     }
 
     @Test
+    void txResetEndsAHangAndItsWaitingFramesLeaveInOrder()
+    {
+        try (NicDevice device = NicDevice.open("loop:tx=2,rx=1,ring=16"))
+        {
+            final NicDriver a = device.port(0);
+            final TestFrames frames = frames(8);
+            final TxCompletion completion = new TxCompletion();
+            a.fault(NicFault.TX_STALL, 1, 1);
+            a.fault(NicFault.TX_FAIL_EVERY, 0, 1);
+            assertEquals(8, a.txBurst(1, frames.describe(new DescriptorBatch(8), 0, 8)));
+            assertEquals(0, device.port(1).stats(0).rxPackets(), "hung");
+
+            a.txReset(1);
+            assertEquals(0, a.txReclaim(1, completion));
+            assertEquals(8, completion.packets());
+            final RxBurst burst = new RxBurst(16);
+            assertEquals(8, device.port(1).rxBurst(0, burst));
+            final UnsafeBuffer view = new UnsafeBuffer(0, 0);
+            for (int i = 0; i < 8; i++)
+            {
+                burst.wrapFrame(i, view);
+                assertTrue(frames.sameBytes(i, view), "frame " + i + " in order after the reset");
+            }
+            assertEquals(Errno.EIO, -a.txBurst(0, frames.describe(new DescriptorBatch(1), 0, 1)),
+                "the reset of queue 1 leaves queue 0's injected failure alone");
+
+            final NicException bad = assertThrows(NicException.class, () -> a.txReset(2));
+            assertEquals("NIC shim refused reset of TX queue 2 (queues: 2 TX): EINVAL (invalid argument)",
+                bad.getMessage());
+        }
+    }
+
+    @Test
     void everyNthArrivingFrameIsDroppedAndCounted()
     {
         try (NicDevice device = NicDevice.open("loop:tx=1,rx=1,ring=64"))
