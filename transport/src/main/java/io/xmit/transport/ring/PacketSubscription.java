@@ -102,11 +102,15 @@ public final class PacketSubscription implements AutoCloseable
         }
         peekHandler = handler;
         final long position = image.position();
+        peekEnd = position;
         peekEnd = image.controlledPeek(position, peekAdapter, position + image.termBufferLength());
         return peekCount;
     }
 
-    /** Consumes what the last {@link #peek} handed over (padding included). A no-op after an empty peek. */
+    /**
+     * Consumes what the last {@link #peek} handed over (padding included). A no-op after an empty peek. After a peek
+     * whose handler threw, consumes the frames before the one that threw.
+     */
     public void consumePeeked()
     {
         final Image image = peekImage;
@@ -203,6 +207,9 @@ public final class PacketSubscription implements AutoCloseable
             return ControlledFragmentHandler.Action.ABORT;
         }
         peekCount++;
+        // Kept up to date frame by frame, so that after a handler throws, consumePeeked() consumes exactly the frames
+        // the handler had finished with (the one that threw is not among them).
+        peekEnd = aeronHeader.position();
         return PacketPeekHandler.BREAK == action ?
             ControlledFragmentHandler.Action.BREAK : ControlledFragmentHandler.Action.CONTINUE;
     }

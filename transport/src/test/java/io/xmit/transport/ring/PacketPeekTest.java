@@ -132,6 +132,32 @@ class PacketPeekTest
     }
 
     @Test
+    void aHandlerThatThrowsLeavesItsFrameAndConsumeTakesTheOnesBefore()
+    {
+        final PacketPublication publication = rings.addPublication(STREAM, doorbell);
+        final PacketSubscription subscription = rings.addSubscription(STREAM, doorbell);
+        awaitConnected(publication, subscription);
+        final long[] ends = sendFrames(publication, 0, 5, 100);
+
+        final IllegalStateException thrown = assertThrows(IllegalStateException.class,
+            () -> subscription.peek((header, buffer, offset, length) ->
+            {
+                if (3 == header.traceId())
+                {
+                    throw new IllegalStateException("crash at frame 3");
+                }
+                return PacketPeekHandler.CONTINUE;
+            }));
+        assertEquals("crash at frame 3", thrown.getMessage());
+        subscription.consumePeeked();
+        assertEquals(ends[2], subscription.position(), "the frames finished before the throw are consumed");
+
+        final List<Peeked> rest = new ArrayList<>();
+        assertEquals(2, subscription.peek(recordAll(rest)));
+        assertEquals(List.of(3L, 4L), seqs(rest), "the frame whose handler threw comes first in the next peek");
+    }
+
+    @Test
     void abortOnTheFirstFrameConsumesNothing()
     {
         final PacketPublication publication = rings.addPublication(STREAM, doorbell);
