@@ -2,7 +2,6 @@ package io.xmit.actors;
 
 import akka.actor.typed.ActorRef;
 import akka.actor.typed.Behavior;
-import akka.actor.typed.SupervisorStrategy;
 import akka.actor.typed.javadsl.Behaviors;
 import io.xmit.pipeline.flow.FlowKey;
 import io.xmit.pipeline.xps.QueueMap;
@@ -77,7 +76,7 @@ final class MappingActor
 
     static Behavior<Command> create(final PortContext port, final int deviceTxQueues)
     {
-        return Behaviors.supervise(Behaviors.receiveMessage((Command command) ->
+        return Supervision.control(Behaviors.receiveMessage((Command command) ->
         {
             switch (command)
             {
@@ -89,7 +88,7 @@ final class MappingActor
                 case Explain explain -> explain.replyTo().tell(explain(port, explain));
             }
             return Behaviors.same();
-        })).onFailure(SupervisorStrategy.resume());
+        }));
     }
 
     private interface Change

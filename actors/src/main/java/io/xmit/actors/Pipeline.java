@@ -1,5 +1,8 @@
 package io.xmit.actors;
 
+import akka.Done;
+import akka.actor.Cancellable;
+import akka.actor.CoordinatedShutdown;
 import akka.actor.typed.ActorRef;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.Behavior;
@@ -31,6 +34,8 @@ import io.xmit.transport.ring.RingsConfig;
 
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersReader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
@@ -45,6 +50,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 /**
@@ -60,6 +66,9 @@ import java.util.function.Function;
 public final class Pipeline implements AutoCloseable
 {
     public static final Duration CONTROL_TIMEOUT = Duration.ofSeconds(10);
+
+    private static final Logger LOG = LoggerFactory.getLogger(Pipeline.class);
+    private static final long DRAIN_POLL_NANOS = 1_000_000;
 
     private static final int QDISC_STREAM_BASE = 1000;
     private static final int SOCKET_STREAM_BASE = 100_000;
@@ -81,7 +90,12 @@ public final class Pipeline implements AutoCloseable
     private final AtomicInteger nextSocketId = new AtomicInteger();
     private final AtomicInteger nextSocketCpu = new AtomicInteger();
     private final Map<Integer, SocketResources> socketActors = new LinkedHashMap<>();
+    private final Engines engines;
+    private final SendGate gate;
+    private final AtomicCounter[] retiredSent;
+    private Cancellable shutdownTask;
     private boolean closed;
+    private StopReport stopReport;
 
     private Pipeline(
         final ActorSystem<?> system,
@@ -95,7 +109,10 @@ public final class Pipeline implements AutoCloseable
         final List<ActorRef<MappingActor.Command>> mappings,
         final ActorRef<QdiscActor.Command>[][] qdiscs,
         final ActorRef<PipelineGuardian.Command> guardian,
-        final CompletableFuture<Throwable> terminated)
+        final CompletableFuture<Throwable> terminated,
+        final Engines engines,
+        final SendGate gate,
+        final AtomicCounter[] retiredSent)
     {
         this.system = system;
         this.config = config;
@@ -109,6 +126,14 @@ public final class Pipeline implements AutoCloseable
         this.qdiscs = qdiscs;
         this.guardian = guardian;
         this.terminated = terminated;
+        this.engines = engines;
+        this.gate = gate;
+        this.retiredSent = retiredSent;
+    }
+
+    /** The engines of the packet stages, for fault injection, the books and the last step of a stop. */
+    private record Engines(QdiscEngine[][] qdiscs, TxQueueEngine[][] txqs, RxQueueEngine[][] rxqs)
+    {
     }
 
     /**
@@ -123,7 +148,11 @@ public final class Pipeline implements AutoCloseable
         final List<AutoCloseable> made = new ArrayList<>();
         try
         {
-            return build(system, config, made);
+            final Pipeline pipeline = build(system, config, made);
+            // Ctrl-C, or the application's own shutdown: the pipeline drains before the actor system goes.
+            pipeline.shutdownTask = CoordinatedShutdown.get(system).addCancellableTask(
+                CoordinatedShutdown.PhaseServiceStop(), "xmit-stop-" + config.name(), pipeline::stopOnShutdown);
+            return pipeline;
         }
         catch (final RuntimeException ex)
         {
@@ -167,6 +196,10 @@ public final class Pipeline implements AutoCloseable
 
         final FlowHasher hasher = FlowHasher.random();
         final SocketTable sockets = new SocketTable();
+        final SendGate gate = new SendGate();
+        final Engines engines = new Engines(new QdiscEngine[device.portCount()][], new TxQueueEngine[device.portCount()][],
+            new RxQueueEngine[device.portCount()][]);
+        final AtomicCounter[] retiredSent = new AtomicCounter[device.portCount()];
         final PortContext[] ports = new PortContext[device.portCount()];
         final List<ActorRef<MappingActor.Command>> mappings = new ArrayList<>();
         final ActorRef<QdiscActor.Command>[][] qdiscs = new ActorRef[device.portCount()][];
@@ -187,14 +220,19 @@ public final class Pipeline implements AutoCloseable
                 qdiscRings[q] = rings.addPublication(qdiscStream(p, q), qdiscDoorbells[q]);
             }
             ports[p] = new PortContext(p, config.ports().get(p), qdiscRings, hasher, driver.maxFrame(),
-                initialMap(config, p, txCount, rxCount));
+                initialMap(config, p, txCount, rxCount), gate);
+            retiredSent[p] = counters.allocate(CounterType.SOCKET_SENT_RETIRED, "port=" + p);
             mappings.add((ActorRef<MappingActor.Command>)spawn(system, guardian, "mapping-" + p,
                 MappingActor.create(ports[p], txCount), Props.empty()));
 
             qdiscs[p] = new ActorRef[txCount];
+            engines.qdiscs()[p] = new QdiscEngine[txCount];
+            engines.txqs()[p] = new TxQueueEngine[txCount];
+            final TxQueueState[] states = new TxQueueState[txCount];
             for (int q = 0; q < txCount; q++)
             {
                 final TxQueueState state = new TxQueueState(System::nanoTime);
+                states[q] = state;
                 final ByteQueueLimits bql = new ByteQueueLimits(state);
                 final InFlightFifo inFlight = new InFlightFifo(driver.ringSize());
                 final ActorWake<PollingActor.Poll> txqWake = new ActorWake<>(PollingActor.Poll.INSTANCE);
@@ -203,23 +241,34 @@ public final class Pipeline implements AutoCloseable
                 final QdiscEngine qdisc = new QdiscEngine(p, q, driver, ring, state, bql, inFlight, sockets, config,
                     counters, txqDoorbell::ring);
                 final TxQueueEngine txq = new TxQueueEngine(p, q, driver, state, bql, inFlight, sockets,
-                    config.bulkLimit(), counters, qdiscDoorbells[q]::ring);
+                    config.bulkLimit(), counters, qdiscDoorbells[q]::ring, txqDoorbell::ring);
+                engines.qdiscs()[p][q] = qdisc;
+                engines.txqs()[p][q] = txq;
                 final Props on = cpus[q % cpus.length];
+                final String scope = "port=" + p + " txq=" + q;
                 qdiscs[p][q] = (ActorRef<QdiscActor.Command>)spawn(system, guardian, "qdisc-" + p + "-" + q,
-                    QdiscActor.create(qdisc, dutyCycle(qdiscDoorbells[q], qdisc::poll, config), qdiscWakes[q]), on);
+                    QdiscActor.create(qdisc, txq, dutyCycle(qdiscDoorbells[q], qdisc::poll, config), qdiscWakes[q],
+                        counters.allocate(CounterType.STAGE_RESTARTS, scope + " stage=qdisc")), on);
                 spawn(system, guardian, "txq-" + p + "-" + q,
-                    PollingActor.create(dutyCycle(txqDoorbell, txq::poll, config), txqWake), on);
+                    PollingActor.create(dutyCycle(txqDoorbell, txq::poll, config), txqWake, txq::recover,
+                        counters.allocate(CounterType.STAGE_RESTARTS, scope + " stage=txq")), on);
             }
+            spawn(system, guardian, "watchdog-" + p,
+                TxWatchdog.create(p, states, engines.txqs()[p], config.txWatchdogTimeout()), Props.empty());
 
             rxDoorbells[p] = new RingDoorbell[rxCount];
+            engines.rxqs()[p] = new RxQueueEngine[rxCount];
             for (int q = 0; q < rxCount; q++)
             {
                 final ActorWake<PollingActor.Poll> rxWake = new ActorWake<>(PollingActor.Poll.INSTANCE);
                 rxDoorbells[p][q] = new RingDoorbell(rxWake);
                 final RxQueueEngine rx = new RxQueueEngine(p, q, driver, sockets, rxDoorbells[p][q],
                     config.rxBurst(), counters);
+                engines.rxqs()[p][q] = rx;
                 spawn(system, guardian, "rxq-" + p + "-" + q,
-                    PollingActor.create(dutyCycle(rxDoorbells[p][q], rx::poll, config), rxWake), cpus[q % cpus.length]);
+                    PollingActor.create(dutyCycle(rxDoorbells[p][q], rx::poll, config), rxWake, rx::recover,
+                        counters.allocate(CounterType.STAGE_RESTARTS, "port=" + p + " rxq=" + q + " stage=rxq")),
+                    cpus[q % cpus.length]);
             }
             interrupts[p] = counters.allocate(CounterType.RX_INTERRUPTS, "port=" + p);
         }
@@ -229,7 +278,7 @@ public final class Pipeline implements AutoCloseable
             rxDoorbells[port][queue].ring();
         });
         return new Pipeline(system, config, device, rings, counters, cpus, ports, sockets, mappings, qdiscs, guardian,
-            terminated);
+            terminated, engines, gate, retiredSent);
     }
 
     /** The duty cycle of a queue actor: {@code spin-polls} empty polls, at most {@code spin-time} long. */
@@ -337,7 +386,8 @@ public final class Pipeline implements AutoCloseable
             final AtomicCounter[] sendCounters = {
                 counters.allocate(CounterType.SOCKET_SENT, scope),
                 counters.allocate(CounterType.SOCKET_SEND_BACKPRESSURED, scope),
-                counters.allocate(CounterType.SOCKET_SEND_REFUSED, scope)};
+                counters.allocate(CounterType.SOCKET_SEND_REFUSED, scope),
+                counters.allocate(CounterType.STAGE_RESTARTS, scope + " stage=socket")};
             final UdpSocket[] holder = new UdpSocket[1];
             final UdpSocket socket = new UdpSocket(id, cpu, port, local, "*".equals(options.address()),
                 options.priority(), options.sendBufferPackets(), publication, subscription, sendCounters,
@@ -365,8 +415,8 @@ public final class Pipeline implements AutoCloseable
             final SocketReceiver receiver = new SocketReceiver(socket, options.handler(), options.target(),
                 config.rxBurst(), counters);
             final ActorRef<?> actor = spawn(system, guardian, "socket-" + id, PollingActor.create(
-                new RingDutyCycle(doorbell, receiver::poll, config.socketSpinPolls(), config.spinNanos()), wake),
-                cpus[cpu]);
+                new RingDutyCycle(doorbell, receiver::poll, config.socketSpinPolls(), config.spinNanos()), wake,
+                receiver::recover, sendCounters[3]), cpus[cpu]);
             socketActors.put(id, new SocketResources(actor, receiver, sendCounters));
             return socket;
         }
@@ -380,9 +430,16 @@ public final class Pipeline implements AutoCloseable
     {
         checkControlThread("closing a socket");
         socket.markClosed();
+        if (closed)
+        {
+            return;
+        }
+        // What the socket sent moves to its port's retired count, in one step for the books (read under this lock).
+        socket.sender().awaitOutside();
+        retiredSent[socket.port()].getAndAddRelease(socket.sentCount());
         sockets.remove(socket);
         final SocketResources resources = socketActors.remove(socket.id());
-        if (null == resources || closed)
+        if (null == resources)
         {
             return;
         }
@@ -502,26 +559,147 @@ public final class Pipeline implements AutoCloseable
     }
 
     /**
-     * Stops the pipeline: sockets refuse sends, every actor stops, then the device (and its interrupt thread), the
-     * rings and the counters file are released. Packets still in rings or backlogs are not drained (graceful stop
-     * with draining belongs to the reliability issue). Idempotent; blocks for at most a few {@link #CONTROL_TIMEOUT}s.
+     * Fault injection, for tests of supervision: makes a packet stage's actor throw at its {@code point}-th crash
+     * point from its next turn on (1 = the first), where a failure is hardest to recover from — an RX queue after
+     * delivering a frame of a burst it has not released, a socket after delivering a datagram, a qdisc after a
+     * {@code tx_burst} whose result it has not booked or before taking a ring frame into its backlog, a TX queue after
+     * reclaiming completions it has not booked. The actor restarts under its supervision ({@link Supervision}) and
+     * must lose and repeat nothing.
+     *
+     * @param index the RX or TX queue, or for {@link Stage#SOCKET} the socket's id.
+     * @throws IllegalArgumentException for a port, queue or socket that does not exist.
      */
-    @Override
-    public void close()
+    public void injectCrash(final Stage stage, final int port, final int index, final int point)
     {
-        checkControlThread("close");
+        portContext(port);
+        switch (stage)
+        {
+            case RX_QUEUE -> engine(engines.rxqs()[port], index, "RX queue").armCrash(point);
+            case QDISC -> engine(engines.qdiscs()[port], index, "TX queue").armCrash(point);
+            case TX_QUEUE -> engine(engines.txqs()[port], index, "TX queue").armCrash(point);
+            case SOCKET ->
+            {
+                final SocketResources resources;
+                synchronized (this)
+                {
+                    resources = socketActors.get(index);
+                }
+                if (null == resources || resources.receiver().socket().port() != port)
+                {
+                    throw new IllegalArgumentException("no open socket " + index + " on port " + port);
+                }
+                resources.receiver().armCrash(point);
+            }
+        }
+    }
+
+    private static <T> T engine(final T[] engines, final int index, final String what)
+    {
+        if (index < 0 || index >= engines.length)
+        {
+            throw new IllegalArgumentException(what + " " + index + " is not in 0.." + (engines.length - 1));
+        }
+        return engines[index];
+    }
+
+    /**
+     * The pipeline's books now ({@link Accounting}): each TX queue's part read on its own thread, then what the
+     * sockets accepted. After a stop, the final books.
+     */
+    public Accounting accounting()
+    {
+        checkControlThread("accounting");
         synchronized (this)
         {
             if (closed)
             {
-                return;
+                if (null == stopReport)
+                {
+                    throw new IllegalStateException("pipeline '" + config.name() + "' is closed");
+                }
+                return stopReport.books();
             }
-            closed = true;
+        }
+        final List<QueueBooks> books = new ArrayList<>();
+        for (int p = 0; p < qdiscs.length; p++)
+        {
+            for (int q = 0; q < qdiscs[p].length; q++)
+            {
+                final ActorRef<QdiscActor.Command> qdisc = qdiscs[p][q];
+                books.add(await(AskPattern.ask(qdisc, QdiscActor.GetBooks::new, CONTROL_TIMEOUT,
+                    system.scheduler()), "reading the books of " + qdisc.path().name()));
+            }
+        }
+        return new Accounting(accepted(), books);
+    }
+
+    /**
+     * Checks the books ({@link Accounting#balances()}).
+     *
+     * @return the books, if they balance.
+     * @throws IllegalStateException naming what does not balance.
+     */
+    public Accounting verify()
+    {
+        final Accounting books = accounting();
+        if (!books.balances())
+        {
+            throw new IllegalStateException("xmit: pipeline '" + config.name() + "' books do not balance: " +
+                books.line());
+        }
+        return books;
+    }
+
+    /** What every socket, open or closed, has sent; under the lock that moves a closing socket's count. */
+    private synchronized long accepted()
+    {
+        long accepted = 0;
+        for (final AtomicCounter retired : retiredSent)
+        {
+            accepted += retired.get();
         }
         for (final UdpSocket socket : sockets.sockets())
         {
-            socket.markClosed();
+            accepted += socket.sentCount();
         }
+        return accepted;
+    }
+
+    /**
+     * Stops the pipeline gracefully:
+     * <ol>
+     * <li>sends are refused from now on ({@link SendResult#STOPPED}), and the stop waits for sends in progress;</li>
+     * <li>the pipeline drains: every qdisc empties its ring and backlog into the driver, the driver completes, and
+     * every frame received is delivered to its socket — until done or until {@code deadline};</li>
+     * <li>the actors stop; what is still in a ring, a backlog or the driver is dropped, counted
+     * ({@code qdisc_drop_shutdown}, {@code txq_drop_shutdown}) and reported;</li>
+     * <li>the device, the rings and the counters file are released.</li>
+     * </ol>
+     * Runs on JVM shutdown too (Akka's CoordinatedShutdown, phase {@code service-stop}), with the configured
+     * {@code stop.deadline}. Idempotent: a second call returns the first one's report.
+     *
+     * @return what the stop did, with the final books.
+     */
+    public StopReport stop(final Duration deadline)
+    {
+        checkControlThread("stop");
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return stopReport;
+            }
+            closed = true;
+        }
+        final long start = System.nanoTime();
+        final List<SendGate.Sender> senders = new ArrayList<>();
+        for (final UdpSocket socket : sockets.sockets())
+        {
+            senders.add(socket.sender());
+        }
+        gate.closeAndWait(senders);
+        final boolean drained = !terminated.isDone() && awaitDrained(start + deadline.toNanos());
+
         RuntimeException failure = null;
         try
         {
@@ -530,6 +708,27 @@ public final class Pipeline implements AutoCloseable
         catch (final RuntimeException ex)
         {
             failure = ex;
+        }
+        long droppedQueued = 0;
+        long droppedInDriver = 0;
+        final List<QueueBooks> books = new ArrayList<>();
+        if (null == failure)
+        {
+            // The actors have stopped: their engines are this thread's now.
+            for (int p = 0; p < qdiscs.length; p++)
+            {
+                for (int q = 0; q < qdiscs[p].length; q++)
+                {
+                    droppedQueued += engines.qdiscs()[p][q].dropLeftovers();
+                    droppedInDriver += engines.txqs()[p][q].dropLeftovers();
+                    books.add(engines.qdiscs()[p][q].books(engines.txqs()[p][q]));
+                }
+            }
+        }
+        final Accounting finalBooks = new Accounting(accepted(), books);
+        if (null != shutdownTask)
+        {
+            shutdownTask.cancel();
         }
         for (final AutoCloseable resource : List.<AutoCloseable>of(device, rings, counters))
         {
@@ -549,10 +748,112 @@ public final class Pipeline implements AutoCloseable
                 }
             }
         }
+        final StopReport report = new StopReport(drained, Duration.ofNanos(System.nanoTime() - start), droppedQueued,
+            droppedInDriver, finalBooks);
+        synchronized (this)
+        {
+            stopReport = report;
+        }
         if (null != failure)
         {
             throw failure;
         }
+        if (!drained || !finalBooks.balances())
+        {
+            LOG.warn("xmit: pipeline '{}' stopped: {}", config.name(), report.line());
+        }
+        return report;
+    }
+
+    /**
+     * Waits until nothing accepted is still on its way: every TX queue's books show its ring, backlog and driver
+     * empty, every RX queue has handed over all the device received, and every socket's ring is read.
+     */
+    private boolean awaitDrained(final long deadlineNanos)
+    {
+        while (true)
+        {
+            try
+            {
+                if (drained())
+                {
+                    return true;
+                }
+            }
+            catch (final IllegalStateException ex)
+            {
+                // An actor that does not answer (failed past its limit, say): nothing more will drain.
+                return false;
+            }
+            if (System.nanoTime() - deadlineNanos >= 0)
+            {
+                return false;
+            }
+            LockSupport.parkNanos(DRAIN_POLL_NANOS);
+        }
+    }
+
+    private boolean drained()
+    {
+        final List<QueueBooks> books = new ArrayList<>();
+        for (final ActorRef<QdiscActor.Command>[] port : qdiscs)
+        {
+            for (final ActorRef<QdiscActor.Command> qdisc : port)
+            {
+                books.add(await(AskPattern.ask(qdisc, QdiscActor.GetBooks::new, CONTROL_TIMEOUT,
+                    system.scheduler()), "reading the books of " + qdisc.path().name()));
+            }
+        }
+        if (!new Accounting(accepted(), books).atRest())
+        {
+            return false;
+        }
+        for (int p = 0; p < ports.length; p++)
+        {
+            final NicDriver driver = device.port(p);
+            for (int q = 0; q < driver.rxQueueCount(); q++)
+            {
+                if (driver.stats(q).rxPackets() != counters.value(CounterType.RX_PACKETS, "port=" + p + " rxq=" + q))
+                {
+                    return false;
+                }
+            }
+        }
+        for (final UdpSocket socket : sockets.sockets())
+        {
+            if (socket.receiveRing().position() != socket.receiveSubscription().position())
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** CoordinatedShutdown's task: the stop runs on a thread of its own (it blocks, and must not run on a CPU). */
+    private CompletionStage<Done> stopOnShutdown()
+    {
+        final CompletableFuture<Done> done = new CompletableFuture<>();
+        final Thread stopper = new Thread(() ->
+        {
+            try
+            {
+                stop(config.stopDeadline());
+                done.complete(Done.getInstance());
+            }
+            catch (final RuntimeException ex)
+            {
+                done.completeExceptionally(ex);
+            }
+        }, "xmit-stop-" + config.name());
+        stopper.start();
+        return done;
+    }
+
+    /** {@link #stop} with the configured {@code stop.deadline}. */
+    @Override
+    public void close()
+    {
+        stop(config.stopDeadline());
     }
 
     /** Control calls block on the pipeline's actors, so they must not run on the CPUs those actors run on. */

@@ -9,6 +9,7 @@ import io.xmit.transport.nic.NicSpec;
 import io.xmit.transport.ring.RingsConfig;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -39,6 +40,10 @@ import java.util.Locale;
  * @param xpsPreset      the XPS maps to start with.
  * @param xps            explicit XPS masks, applied after the preset.
  * @param countersDir    where the counters file lives.
+ * @param txWatchdogTimeout how long a TX queue may stay stopped before the TX watchdog resets it (kernel-semantics §8;
+ *                       the kernel's default {@code watchdog_timeo} is 5 s).
+ * @param stopDeadline   how long a graceful stop waits for the pipeline to drain before it drops (and counts) what
+ *                       is left.
  */
 public record PipelineConfig(
     String name,
@@ -59,13 +64,18 @@ public record PipelineConfig(
     List<PortAddress> ports,
     XpsPreset xpsPreset,
     List<XpsEntry> xps,
-    Path countersDir)
+    Path countersDir,
+    Duration txWatchdogTimeout,
+    Duration stopDeadline)
 {
     /** An empty poll is one self-sent Poll message: ~50–150 ns here (stack.md), so 256 of them are ≈ 25 µs. */
     public static final int DEFAULT_SPIN_POLLS = 256;
     /** The wall-time cap of a spin: ≈ 25 µs, what an actor alone on its CPU spends in 256 empty polls. */
     public static final long DEFAULT_SPIN_NANOS = 25_000;
     public static final int MAX_BULK = 1024;
+    public static final Duration DEFAULT_TX_WATCHDOG_TIMEOUT = Duration.ofSeconds(5);
+    /** Short enough for a stop on JVM shutdown to fit Akka's 5 s phase timeout, close included. */
+    public static final Duration DEFAULT_STOP_DEADLINE = Duration.ofSeconds(3);
 
     /**
      * Addresses of one device port (the pipeline has no ARP yet: the next hop's MAC is configured).
@@ -143,6 +153,16 @@ public record PipelineConfig(
         {
             throw new IllegalArgumentException("xmit.counters.directory must be set");
         }
+        checkDuration("xmit.tx-watchdog.timeout", txWatchdogTimeout, Duration.ofMillis(1), Duration.ofHours(1));
+        checkDuration("xmit.stop.deadline", stopDeadline, Duration.ZERO, Duration.ofHours(1));
+    }
+
+    private static void checkDuration(final String key, final Duration value, final Duration min, final Duration max)
+    {
+        if (null == value || value.compareTo(min) < 0 || value.compareTo(max) > 0)
+        {
+            throw new IllegalArgumentException(key + " = " + value + " is not in " + min + ".." + max);
+        }
     }
 
     /** One CPU per available processor, a {@code loop} device with 4 TX and 4 RX queues per port, no XPS. */
@@ -151,7 +171,8 @@ public record PipelineConfig(
         final String device = "loop:tx=4,rx=4,ring=1024";
         return new PipelineConfig("xmit", device, Runtime.getRuntime().availableProcessors(), List.of(), 10, 64, 64,
             1000, OverflowPolicy.BACKPRESSURE, DEFAULT_SPIN_POLLS, DEFAULT_SPIN_NANOS, 0, 64, 8 << 20, 1 << 20,
-            defaultPorts(device), XpsPreset.NONE, List.of(), RingsConfig.DEFAULT_DIRECTORY_BASE);
+            defaultPorts(device), XpsPreset.NONE, List.of(), RingsConfig.DEFAULT_DIRECTORY_BASE,
+            DEFAULT_TX_WATCHDOG_TIMEOUT, DEFAULT_STOP_DEADLINE);
     }
 
     /** The parsed device spec. */
@@ -246,6 +267,15 @@ public record PipelineConfig(
         return copy.build();
     }
 
+    /** The TX watchdog's timeout and the graceful stop's deadline. */
+    public PipelineConfig withReliability(final Duration newTxWatchdogTimeout, final Duration newStopDeadline)
+    {
+        final Copy copy = new Copy(this);
+        copy.txWatchdogTimeout = newTxWatchdogTimeout;
+        copy.stopDeadline = newStopDeadline;
+        return copy.build();
+    }
+
     /** A configuration's fields, to change some and build a new one (which validates them all again). */
     private static final class Copy
     {
@@ -268,6 +298,8 @@ public record PipelineConfig(
         private XpsPreset xpsPreset;
         private List<XpsEntry> xps;
         private Path countersDir;
+        private Duration txWatchdogTimeout;
+        private Duration stopDeadline;
 
         Copy(final PipelineConfig from)
         {
@@ -290,13 +322,15 @@ public record PipelineConfig(
             xpsPreset = from.xpsPreset;
             xps = from.xps;
             countersDir = from.countersDir;
+            txWatchdogTimeout = from.txWatchdogTimeout;
+            stopDeadline = from.stopDeadline;
         }
 
         PipelineConfig build()
         {
             return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
                 spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps,
-                countersDir);
+                countersDir, txWatchdogTimeout, stopDeadline);
         }
     }
 
@@ -361,7 +395,10 @@ public record PipelineConfig(
                     XpsPreset.of("xmit.xps.preset", config.getString("xps.preset")) : d.xpsPreset,
                 xps,
                 config.hasPath("counters.directory") ? Path.of(config.getString("counters.directory")) :
-                    d.countersDir);
+                    d.countersDir,
+                config.hasPath("tx-watchdog.timeout") ? config.getDuration("tx-watchdog.timeout") :
+                    d.txWatchdogTimeout,
+                config.hasPath("stop.deadline") ? config.getDuration("stop.deadline") : d.stopDeadline);
         }
         catch (final ConfigException ex)
         {

@@ -1,12 +1,11 @@
 package io.xmit.actors;
 
 import akka.actor.typed.Behavior;
-import akka.actor.typed.SupervisorStrategy;
 import akka.actor.typed.javadsl.Behaviors;
 import io.xmit.transport.ring.RingDoorbell;
 import io.xmit.transport.ring.RingDutyCycle;
 
-import java.time.Duration;
+import org.agrona.concurrent.status.AtomicCounter;
 
 /**
  * The actor of a pipeline stage whose whole protocol is "poll": each {@link Poll} runs its duty cycle once. Three
@@ -18,10 +17,10 @@ import java.time.Duration;
  * packets are in flight, sleeps when none are;</li>
  * <li>the <b>socket</b> ({@link SocketReceiver}): woken by the RX queues that copy datagrams into its ring.</li>
  * </ul>
- * Supervision: restart, at most 10 times in 10 s (then the failure escalates to the pipeline's guardian, which
- * stops). The engine lives outside the behavior (ring positions and the in-flight FIFO stay where they were; an RX
- * burst is released even when its delivery fails), and the restarted behavior takes its duty cycle back
- * ({@link #kick}), since the Poll it failed on is gone.
+ * Supervision: {@link Supervision#stage}, restart with back-off. The engine lives outside the behavior (ring
+ * positions, the in-flight FIFO, an RX burst not yet released), its {@code recover()} finishes or undoes the step a
+ * failure interrupted, and the restarted behavior takes its duty cycle back ({@link #kick}), since the Poll it failed
+ * on is gone.
  */
 final class PollingActor
 {
@@ -52,9 +51,10 @@ final class PollingActor
         }
     }
 
-    static Behavior<Poll> create(final RingDutyCycle dutyCycle, final ActorWake<Poll> wake)
+    static Behavior<Poll> create(final RingDutyCycle dutyCycle, final ActorWake<Poll> wake, final Runnable recover,
+        final AtomicCounter restarts)
     {
-        final Behavior<Poll> behavior = Behaviors.setup(context ->
+        return Supervision.stage(Behaviors.setup(context ->
         {
             wake.bind(context.getSelf());
             kick(dutyCycle, () -> context.getSelf().tell(Poll.INSTANCE));
@@ -63,8 +63,6 @@ final class PollingActor
                 dutyCycle.onPoll();
                 return Behaviors.same();
             });
-        });
-        return Behaviors.supervise(behavior)
-            .onFailure(SupervisorStrategy.restart().withLimit(10, Duration.ofSeconds(10)));
+        }), recover, restarts);
     }
 }

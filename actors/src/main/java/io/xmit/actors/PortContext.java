@@ -15,6 +15,7 @@ public final class PortContext
     private final PacketPublication[] qdiscRings;
     private final FlowHasher hasher;
     private final int maxFrame;
+    private final SendGate gate;
     private volatile QueueMap queueMap;
 
     PortContext(
@@ -23,7 +24,8 @@ public final class PortContext
         final PacketPublication[] qdiscRings,
         final FlowHasher hasher,
         final int maxFrame,
-        final QueueMap initial)
+        final QueueMap initial,
+        final SendGate gate)
     {
         this.port = port;
         this.address = address;
@@ -31,6 +33,7 @@ public final class PortContext
         this.hasher = hasher;
         this.maxFrame = maxFrame;
         this.queueMap = initial;
+        this.gate = gate;
     }
 
     public int port()
@@ -68,5 +71,11 @@ public final class PortContext
     int maxFrame()
     {
         return maxFrame;
+    }
+
+    /** The pipeline's send gate, closed by a graceful stop. */
+    SendGate gate()
+    {
+        return gate;
     }
 }

@@ -2,11 +2,10 @@ package io.xmit.actors;
 
 import akka.actor.typed.ActorRef;
 import akka.actor.typed.Behavior;
-import akka.actor.typed.SupervisorStrategy;
 import akka.actor.typed.javadsl.Behaviors;
 import io.xmit.transport.ring.RingDutyCycle;
 
-import java.time.Duration;
+import org.agrona.concurrent.status.AtomicCounter;
 
 /**
  * The lockless qdisc of one TX queue as an actor: the only writer of its {@link QdiscEngine}, fed by the TX queue's
@@ -15,15 +14,14 @@ import java.time.Duration;
  * that finds it idle, and re-checks its ring before sleeping (the MISSED rule, kernel-semantics §5.5), through the
  * transport's {@link RingDutyCycle}.
  * <p>
- * Supervision: restart, at most 10 times in 10 s (then the failure escalates and stops the pipeline). The engine and
- * its off-heap backlog live outside the behavior and survive a restart; the ring position is where the last turn
- * left it; descriptors a failed turn left in its batch go back ({@link QdiscEngine#recover()}) and the restarted
- * behavior takes the duty cycle back. (A failure between {@code tx_burst} and consuming the ring sends those frames
- * again: exactly-once across restarts belongs to the reliability issue.)
+ * Supervision: {@link Supervision#stage}, restart with back-off. The engine and its off-heap backlog live outside the
+ * behavior and survive a restart; the ring position is where the last turn left it; {@link QdiscEngine#recover()}
+ * books a {@code tx_burst} the failure interrupted and puts back what never reached the driver, so nothing is lost or
+ * sent twice; then the restarted behavior takes the duty cycle back.
  */
 final class QdiscActor
 {
-    sealed interface Command permits Poll, GetBacklog
+    sealed interface Command permits Poll, GetBacklog, GetBooks
     {
     }
 
@@ -37,32 +35,32 @@ final class QdiscActor
     {
     }
 
+    /** Asks for the TX queue's books, read on the qdisc's own thread between turns, where they agree exactly. */
+    record GetBooks(ActorRef<QueueBooks> replyTo) implements Command
+    {
+    }
+
     private QdiscActor()
     {
     }
 
-    static Behavior<Command> create(
-        final QdiscEngine engine, final RingDutyCycle dutyCycle, final ActorWake<Command> wake)
+    static Behavior<Command> create(final QdiscEngine engine, final TxQueueEngine txq, final RingDutyCycle dutyCycle,
+        final ActorWake<Command> wake, final AtomicCounter restarts)
     {
-        final Behavior<Command> behavior = Behaviors.setup(context ->
+        return Supervision.stage(Behaviors.setup(context ->
         {
             wake.bind(context.getSelf());
-            engine.recover();
             PollingActor.kick(dutyCycle, () -> context.getSelf().tell(Poll.INSTANCE));
             return Behaviors.receiveMessage(message ->
             {
-                if (message instanceof GetBacklog get)
+                switch (message)
                 {
-                    get.replyTo().tell(engine.backlog());
-                }
-                else
-                {
-                    dutyCycle.onPoll();
+                    case Poll poll -> dutyCycle.onPoll();
+                    case GetBacklog get -> get.replyTo().tell(engine.backlog());
+                    case GetBooks get -> get.replyTo().tell(engine.books(txq));
                 }
                 return Behaviors.same();
             });
-        });
-        return Behaviors.supervise(behavior)
-            .onFailure(SupervisorStrategy.restart().withLimit(10, Duration.ofSeconds(10)));
+        }), engine::recover, restarts);
     }
 }

@@ -10,6 +10,7 @@ import io.xmit.pipeline.qdisc.Qdisc;
 import io.xmit.pipeline.txq.ByteQueueLimits;
 import io.xmit.pipeline.txq.TxQueueState;
 import io.xmit.transport.nic.NicDriver;
+import io.xmit.transport.ring.PacketHandler;
 import io.xmit.transport.ring.PacketPeekHandler;
 import io.xmit.transport.ring.PacketSubscription;
 
@@ -36,6 +37,7 @@ import org.agrona.concurrent.status.AtomicCounter;
  */
 final class QdiscEngine
 {
+    private final int port;
     private final int txq;
     private final NicDriver driver;
     private final PacketSubscription ring;
@@ -63,13 +65,26 @@ final class QdiscEngine
     private final AtomicCounter bulks;
     private final AtomicCounter stops;
     private final AtomicCounter driverErrors;
+    private final AtomicCounter ringTaken;
+    private final AtomicCounter dropShutdown;
     private final BulkHistogram bulkSizes;
+    private final CrashSwitch crash;
 
     private final PacketPeekHandler bypassHandler = this::onBypassFrame;
     private final PacketPeekHandler enqueueHandler = this::onEnqueueFrame;
+    private final PacketHandler dropFromRing = this::onDroppedFromRing;
     private int peekLimit;
     private int peekTaken;
     private int byteBudget;
+    /** What the open peek is for: NO_PEEK between turns. */
+    private int peekMode = NO_PEEK;
+    /** The last {@code tx_burst}'s result until it is booked, else NO_BURST. */
+    private int burstResult = NO_BURST;
+
+    private static final int NO_PEEK = 0;
+    private static final int BYPASS_PEEK = 1;
+    private static final int ENQUEUE_PEEK = 2;
+    private static final int NO_BURST = Integer.MIN_VALUE;
 
     QdiscEngine(
         final int port,
@@ -84,6 +99,7 @@ final class QdiscEngine
         final CountersFile counters,
         final Runnable wakeTxQueue)
     {
+        this.port = port;
         this.txq = txq;
         this.driver = driver;
         this.ring = ring;
@@ -112,7 +128,10 @@ final class QdiscEngine
         bulks = counters.allocate(CounterType.QDISC_BULKS, scope);
         stops = counters.allocate(CounterType.TXQ_STOPS, scope);
         driverErrors = counters.allocate(CounterType.TXQ_DRIVER_ERRORS, scope);
+        ringTaken = counters.allocate(CounterType.QDISC_RING_TAKEN, scope);
+        dropShutdown = counters.allocate(CounterType.QDISC_DROP_SHUTDOWN, scope);
         bulkSizes = new BulkHistogram(counters, scope);
+        crash = new CrashSwitch("qdisc " + port + "/" + txq);
     }
 
     /**
@@ -123,6 +142,7 @@ final class QdiscEngine
      */
     int poll()
     {
+        crash.load();
         int budget = quota;
         int work = 0;
         while (budget > 0)
@@ -174,17 +194,26 @@ final class QdiscEngine
         peekLimit = Math.min(limit, room);
         peekTaken = 0;
         byteBudget = bql.avail();
+        peekMode = BYPASS_PEEK;
         if (0 == ring.peek(bypassHandler))
         {
-            ring.consumePeeked();
+            consumePeek();
             return 0;
         }
         final int size = batch.size();
-        final int accepted = transmit();
-        bypassed.getAndAddRelease(accepted);
-        // The driver copied what it took and the qdisc copied the rest: the ring space can be released.
-        ring.consumePeeked();
+        transmit();
         return size;
+    }
+
+    /**
+     * Releases the ring space of the open peek: its frames went to the driver, were copied into the backlog or were
+     * dropped (counted).
+     */
+    private void consumePeek()
+    {
+        ring.consumePeeked();
+        ringTaken.getAndAddRelease(peekTaken);
+        peekMode = NO_PEEK;
     }
 
     private int onBypassFrame(
@@ -202,14 +231,17 @@ final class QdiscEngine
     {
         peekLimit = limit;
         peekTaken = 0;
+        peekMode = ENQUEUE_PEEK;
         ring.peek(enqueueHandler);
-        ring.consumePeeked();
-        return peekTaken;
+        final int taken = peekTaken;
+        consumePeek();
+        return taken;
     }
 
     private int onEnqueueFrame(
         final RingFrameHeader header, final DirectBuffer buffer, final int frameOffset, final int frameLength)
     {
+        crash.point("before taking a ring frame into the backlog");
         final int priority = header.priority();
         final int socketId = header.socketId();
         if (qdisc.bandLength(PfifoFast.prio2band(priority)) >= bandLimit || 0 == qdisc.freeSlots())
@@ -264,8 +296,17 @@ final class QdiscEngine
      */
     private int transmit()
     {
+        burstResult = driver.txBurst(txq, batch);
+        crash.point("after tx_burst, before booking its result");
+        return book();
+    }
+
+    /** Books the last {@code tx_burst}'s result: in flight, requeued, counted; ends a bypass peek. */
+    private int book()
+    {
         final int size = batch.size();
-        final int result = driver.txBurst(txq, batch);
+        final int result = burstResult;
+        burstResult = NO_BURST;
         final int accepted = Math.max(result, 0);
         if (accepted > 0)
         {
@@ -312,6 +353,12 @@ final class QdiscEngine
                 stops.incrementRelease();
             }
         }
+        if (BYPASS_PEEK == peekMode)
+        {
+            // The driver copied what it took and the qdisc copied the rest: the ring space can be released.
+            bypassed.getAndAddRelease(accepted);
+            consumePeek();
+        }
         wakeTxQueue.run();
         return accepted;
     }
@@ -335,27 +382,88 @@ final class QdiscEngine
         return 0;
     }
 
-    /** After a failure in the middle of a turn (a supervisor restart): descriptors left in the batch go back. */
+    /**
+     * After a failure in the middle of a turn (a supervisor restart), on the qdisc's thread: finishes what the failed
+     * turn had made irreversible and undoes the rest, so nothing is lost or sent twice.
+     * <ul>
+     * <li>a {@code tx_burst} that returned and was not booked is booked now (its packets are in the driver; the
+     * refused ones go back to the backlog; a bypass peek's ring space is released);</li>
+     * <li>an enqueue interrupted at a ring frame releases the frames before it, which are in the backlog;</li>
+     * <li>a batch that never reached the driver goes back: backlog slots to the head of the backlog; bypass
+     * descriptors, which point into the ring, by leaving the ring where it was (the frames are peeked again).</li>
+     * </ul>
+     */
     void recover()
     {
-        if (batch.isEmpty())
+        if (NO_BURST != burstResult)
         {
-            return;
+            book();
         }
-        boolean owned = false;
-        for (int i = 0; i < batch.size() && !owned; i++)
+        if (ENQUEUE_PEEK == peekMode)
         {
-            owned = !batch.isExternal(i);
+            consumePeek();
         }
-        if (owned)
+        else if (BYPASS_PEEK == peekMode)
         {
-            // Qdisc slots are requeued at the head; external descriptors among them are copied in too.
+            // Not consumed: the next peek starts at the ring position this one started at.
+            batch.clear();
+            peekMode = NO_PEEK;
+        }
+        if (!batch.isEmpty())
+        {
             qdisc.complete(batch, 0);
         }
-        else
+        backlogGauge.setRelease(qdisc.qlen());
+    }
+
+    void armCrash(final int points)
+    {
+        crash.arm(points);
+    }
+
+    /** The TX queue's books, on the qdisc's thread (which {@code txq}'s engine shares) between turns. */
+    QueueBooks books(final TxQueueEngine txq)
+    {
+        return new QueueBooks(port, this.txq, ringTaken.get(), packets.get(), txq.completedPackets(), txq.inDriver(),
+            qdisc.qlen(), dropOverflow.get(), dropOversize.get(), dropShutdown.get(), txq.droppedAtStop(),
+            txq.watchdogResets());
+    }
+
+    /**
+     * A graceful stop's last step for this queue, once its actors have stopped: what is still in the ring or the
+     * backlog will not be sent; each is counted ({@code qdisc_drop_shutdown}) and its socket released.
+     *
+     * @return the packets dropped.
+     */
+    int dropLeftovers()
+    {
+        int dropped = 0;
+        while (!qdisc.isEmpty())
         {
-            // Bypass descriptors point into the ring, whose position did not move: the frames are peeked again.
-            batch.clear();
+            final int n = qdisc.dequeueBulk(batch, batch.capacity(), Integer.MAX_VALUE);
+            for (int i = 0; i < n; i++)
+            {
+                sockets.packetCompleted(batch.tag(i));
+            }
+            qdisc.complete(batch, n);
+            dropped += n;
         }
+        int taken;
+        do
+        {
+            taken = ring.poll(dropFromRing, Integer.MAX_VALUE);
+            dropped += taken;
+            ringTaken.getAndAddRelease(taken);
+        }
+        while (taken > 0);
+        dropShutdown.getAndAddRelease(dropped);
+        backlogGauge.setRelease(qdisc.qlen());
+        return dropped;
+    }
+
+    private void onDroppedFromRing(
+        final RingFrameHeader header, final DirectBuffer buffer, final int frameOffset, final int frameLength)
+    {
+        sockets.packetCompleted(header.socketId());
     }
 }

@@ -47,6 +47,12 @@ final class RxQueueEngine
     private final AtomicCounter dropUnsupported;
     private final AtomicCounter polls;
     private final AtomicCounter driverErrors;
+    private final AtomicCounter dropFailed;
+    private final CrashSwitch crash;
+    private int burstCount;
+    private int next;
+    private long burstBytes;
+    private boolean inFrame;
 
     RxQueueEngine(
         final int port,
@@ -73,44 +79,75 @@ final class RxQueueEngine
         dropUnsupported = counters.allocate(CounterType.RX_DROP_UNSUPPORTED, scope);
         polls = counters.allocate(CounterType.RX_POLLS, scope);
         driverErrors = counters.allocate(CounterType.RX_DRIVER_ERRORS, scope);
+        dropFailed = counters.allocate(CounterType.RX_DROP_FAILED, scope);
+        crash = new CrashSwitch("rx queue " + port + "/" + rxq);
     }
 
-    /** @return frames taken from the shim (each delivered or counted as dropped). */
+    /**
+     * Takes a burst from the shim, or goes on with the one a failure interrupted, and delivers it.
+     *
+     * @return frames taken from the shim (each delivered or counted as dropped).
+     */
     int poll()
     {
-        if (RingDoorbell.RUNNING != doorbell.state())
+        crash.load();
+        if (0 == burstCount)
         {
-            // napi_complete: going idle, so interrupts back on before the last look.
-            driver.armRx(rxq, true);
-        }
-        polls.incrementRelease();
-        final int count = driver.rxBurst(rxq, burst);
-        if (count <= 0)
-        {
-            if (count < 0)
+            if (RingDoorbell.RUNNING != doorbell.state())
             {
-                driverErrors.incrementRelease();
+                // napi_complete: going idle, so interrupts back on before the last look.
+                driver.armRx(rxq, true);
             }
-            return 0;
-        }
-        long bytes = 0;
-        try
-        {
-            for (int i = 0; i < count; i++)
+            polls.incrementRelease();
+            final int count = driver.rxBurst(rxq, burst);
+            if (count <= 0)
             {
-                burst.wrapFrame(i, frame);
-                bytes += frame.capacity();
-                deliver(burst.rssHash(i));
+                if (count < 0)
+                {
+                    driverErrors.incrementRelease();
+                }
+                return 0;
             }
+            burstCount = count;
+            burstBytes = 0;
+            next = 0;
         }
-        finally
+        // The burst stays in the shim's buffers until it is released, so a delivery that fails part-way (a restart)
+        // goes on at the frame after the one that failed: none is delivered twice, none skipped uncounted.
+        while (next < burstCount)
         {
-            // Released even if a delivery fails, or the descriptors would be lost to the RX ring for good.
-            driver.rxRelease(rxq, count);
+            final int index = next++;
+            burst.wrapFrame(index, frame);
+            burstBytes += frame.capacity();
+            inFrame = true;
+            deliver(burst.rssHash(index));
+            inFrame = false;
+            crash.point("after delivering a frame of an RX burst");
         }
+        final int count = burstCount;
+        burstCount = 0;
+        driver.rxRelease(rxq, count);
         rxPackets.getAndAddRelease(count);
-        rxBytes.getAndAddRelease(bytes);
+        rxBytes.getAndAddRelease(burstBytes);
         return count;
+    }
+
+    /**
+     * After a failure in a turn (a supervisor restart): a frame whose own delivery threw is counted as
+     * {@code rx_drop_failed} (retrying it could fail forever); the rest of its burst is delivered by the next turn.
+     */
+    void recover()
+    {
+        if (inFrame)
+        {
+            inFrame = false;
+            dropFailed.incrementRelease();
+        }
+    }
+
+    void armCrash(final int points)
+    {
+        crash.arm(points);
     }
 
     private void deliver(final int rssHash)

@@ -10,7 +10,7 @@ public final class SendResult
 {
     /** The TX queue's ring is full: the qdisc is behind (back-pressure). Try again later; nothing was sent. */
     public static final long BACK_PRESSURED = PacketPublication.BACK_PRESSURED;
-    /** The socket or the pipeline is closed. */
+    /** The socket is closed. */
     public static final long CLOSED = PacketPublication.CLOSED;
     /** The datagram does not fit the device's largest frame. */
     public static final long TOO_LONG = PacketPublication.FRAME_TOO_LONG;
@@ -20,6 +20,8 @@ public final class SendResult
     public static final long NOT_CONNECTED = -21;
     /** The destination's address family is not the socket's. */
     public static final long WRONG_FAMILY = -22;
+    /** The pipeline is stopping (draining what it accepted) or has stopped: it accepts nothing new. */
+    public static final long STOPPED = -23;
 
     private SendResult()
     {
@@ -43,6 +45,10 @@ public final class SendResult
         if (WRONG_FAMILY == result)
         {
             return "WRONG_FAMILY";
+        }
+        if (STOPPED == result)
+        {
+            return "STOPPED";
         }
         if (TOO_LONG == result)
         {

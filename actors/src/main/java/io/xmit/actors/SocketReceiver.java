@@ -40,6 +40,7 @@ final class SocketReceiver
     private final AtomicCounter received;
     private final AtomicCounter deliveredCount;
     private List<Datagram> pending;
+    private final CrashSwitch crash;
     private long handlerFailures;
 
     SocketReceiver(
@@ -58,6 +59,7 @@ final class SocketReceiver
         final String scope = "port=" + socket.port() + " socket=" + socket.id();
         received = counters.allocate(CounterType.SOCKET_RECEIVED, scope);
         deliveredCount = counters.allocate(CounterType.SOCKET_DELIVERED, scope);
+        crash = new CrashSwitch("socket " + socket.id());
     }
 
     UdpSocket socket()
@@ -68,17 +70,33 @@ final class SocketReceiver
     /** @return datagrams taken from the ring. */
     int poll()
     {
+        crash.load();
         final int frames = ring.poll(onFrame, pollLimit);
+        flushPending();
+        return frames;
+    }
+
+    /**
+     * After a failure in a turn (a supervisor restart): the ring counts a frame as consumed once its handler has run
+     * (or thrown), so nothing is delivered twice; datagrams already batched for the application actor are sent.
+     */
+    void recover()
+    {
+        flushPending();
+    }
+
+    void armCrash(final int points)
+    {
+        crash.arm(points);
+    }
+
+    private void flushPending()
+    {
         if (null != pending)
         {
             target.tell(new Datagrams(pending));
             pending = null;
         }
-        if (frames > 0)
-        {
-            received.getAndAddRelease(frames);
-        }
-        return frames;
     }
 
     private void onFrame(
@@ -114,7 +132,9 @@ final class SocketReceiver
             }
             pending.add(new Datagram(socket.id(), datagram.source(), datagram.payload(), datagram.rxQueue()));
         }
+        received.incrementRelease();
         deliveredCount.incrementRelease();
+        crash.point("after delivering a datagram");
     }
 
     /** Frees the counters, once the socket's actor has stopped. */

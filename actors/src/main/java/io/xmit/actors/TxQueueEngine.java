@@ -25,6 +25,7 @@ final class TxQueueEngine
     private final int ringSize;
     private final int wakeRoom;
     private final Runnable wakeQdisc;
+    private final Runnable wakeSelf;
     private final TxCompletion completion = new TxCompletion();
 
     private final AtomicCounter completedPackets;
@@ -33,6 +34,11 @@ final class TxQueueEngine
     private final AtomicCounter reclaimErrors;
     private final AtomicCounter bqlLimit;
     private final AtomicCounter inFlightBytes;
+    private final AtomicCounter dropShutdown;
+    private final AtomicCounter watchdogResets;
+    private final CrashSwitch crash;
+    private long pendingPackets;
+    private long pendingBytes;
 
     TxQueueEngine(
         final int port,
@@ -44,7 +50,8 @@ final class TxQueueEngine
         final SocketTable sockets,
         final int bulkLimit,
         final CountersFile counters,
-        final Runnable wakeQdisc)
+        final Runnable wakeQdisc,
+        final Runnable wakeSelf)
     {
         this.txq = txq;
         this.driver = driver;
@@ -55,6 +62,7 @@ final class TxQueueEngine
         this.ringSize = driver.ringSize();
         this.wakeRoom = Math.max(1, Math.min(bulkLimit, ringSize / 4));
         this.wakeQdisc = wakeQdisc;
+        this.wakeSelf = wakeSelf;
         final String scope = "port=" + port + " txq=" + txq;
         completedPackets = counters.allocate(CounterType.TXQ_COMPLETED_PACKETS, scope);
         completedBytes = counters.allocate(CounterType.TXQ_COMPLETED_BYTES, scope);
@@ -62,6 +70,9 @@ final class TxQueueEngine
         reclaimErrors = counters.allocate(CounterType.TXQ_DRIVER_ERRORS, scope + " side=reclaim");
         bqlLimit = counters.allocate(CounterType.TXQ_BQL_LIMIT, scope);
         inFlightBytes = counters.allocate(CounterType.TXQ_INFLIGHT_BYTES, scope);
+        dropShutdown = counters.allocate(CounterType.TXQ_DROP_SHUTDOWN, scope);
+        watchdogResets = counters.allocate(CounterType.TXQ_WATCHDOG_RESETS, scope);
+        crash = new CrashSwitch("tx queue " + port + "/" + txq);
     }
 
     /**
@@ -72,27 +83,21 @@ final class TxQueueEngine
      */
     int poll()
     {
+        crash.load();
         if (driver.txReclaim(txq, completion) < 0)
         {
             // The shim wrote nothing: the completion still holds the previous call's figures.
             reclaimErrors.incrementRelease();
             return inFlight.size() > 0 ? 1 : 0;
         }
-        final int packets = (int)completion.packets();
+        // The shim reports a completion once: it is held here until booked, so a failure in between loses nothing.
+        pendingPackets += completion.packets();
+        pendingBytes += completion.bytes();
+        final int packets = (int)pendingPackets;
         if (packets > 0)
         {
-            final int bytes = (int)completion.bytes();
-            inFlight.remove(packets, sockets);
-            completedPackets.getAndAddRelease(packets);
-            completedBytes.getAndAddRelease(bytes);
-            // netdev_tx_completed_queue (§7.3): room under the BQL limit again → the qdisc runs.
-            if (bql.completed(packets, bytes))
-            {
-                wakes.incrementRelease();
-                wakeQdisc.run();
-            }
-            bqlLimit.setRelease(bql.dql().limit());
-            inFlightBytes.setRelease(bql.dql().inflight());
+            crash.point("after reclaiming completions, before booking them");
+            book();
         }
         // netif_tx_wake_queue (§7.6) once the driver's ring has room for a bulk (drivers wake with hysteresis, or a
         // full ring would stop and wake the queue once per completed packet): the in-flight FIFO holds exactly what
@@ -108,5 +113,93 @@ final class TxQueueEngine
             return packets;
         }
         return inFlight.size() > 0 ? 1 : 0;
+    }
+
+    /** Completions reclaimed but not yet booked (a failure came in between): booked now, on restart. */
+    void recover()
+    {
+        if (pendingPackets > 0)
+        {
+            book();
+        }
+    }
+
+    void armCrash(final int points)
+    {
+        crash.arm(points);
+    }
+
+    long completedPackets()
+    {
+        return completedPackets.get();
+    }
+
+    /** Packets the driver accepted and has not completed (booked). */
+    int inDriver()
+    {
+        return inFlight.size();
+    }
+
+    long droppedAtStop()
+    {
+        return dropShutdown.get();
+    }
+
+    long watchdogResets()
+    {
+        return watchdogResets.get();
+    }
+
+    /**
+     * A graceful stop's last step for this queue, once its actors have stopped: completions that came meanwhile are
+     * booked; what is still in the driver's ring will not be completed, and is counted ({@code txq_drop_shutdown})
+     * with its sockets released.
+     *
+     * @return the packets dropped.
+     */
+    int dropLeftovers()
+    {
+        poll();
+        final int left = inFlight.size();
+        inFlight.remove(left, sockets);
+        dropShutdown.getAndAddRelease(left);
+        return left;
+    }
+
+    /**
+     * The TX watchdog's action (kernel-semantics §8.2, {@code ndo_tx_timeout}): resets the queue through the shim and
+     * wakes it, so its backlog drains. Runs on the watchdog's thread; the shim serialises it with this queue's
+     * bursts and reclaims, and the queue state is atomic.
+     */
+    void watchdogReset()
+    {
+        watchdogResets.incrementRelease();
+        driver.txReset(txq);
+        // The emulated NIC re-posts its ring rather than dropping it, so BQL's bytes in flight stay true: only the
+        // driver's stop bit is cleared (netif_tx_wake_queue); STACK_XOFF clears when those bytes complete.
+        state.txStarted(state.clock().nanoTime());
+        state.wakeQueue();
+        wakeSelf.run();
+        wakeQdisc.run();
+    }
+
+    /** Releases the sockets' in-flight counts in completion order, tells BQL, and counts. */
+    private void book()
+    {
+        final int packets = (int)pendingPackets;
+        final int bytes = (int)pendingBytes;
+        pendingPackets = 0;
+        pendingBytes = 0;
+        inFlight.remove(packets, sockets);
+        completedPackets.getAndAddRelease(packets);
+        completedBytes.getAndAddRelease(bytes);
+        // netdev_tx_completed_queue (§7.3): room under the BQL limit again → the qdisc runs.
+        if (bql.completed(packets, bytes))
+        {
+            wakes.incrementRelease();
+            wakeQdisc.run();
+        }
+        bqlLimit.setRelease(bql.dql().limit());
+        inFlightBytes.setRelease(bql.dql().inflight());
     }
 }

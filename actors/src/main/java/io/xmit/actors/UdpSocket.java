@@ -46,6 +46,7 @@ public final class UdpSocket implements AutoCloseable
     private final AtomicCounter backPressured;
     private final AtomicCounter refused;
     private final Runnable onClose;
+    private final SendGate.Sender sender = new SendGate.Sender();
 
     private final FlowKey connectedFlow = new FlowKey();
     private volatile Endpoint remote;
@@ -215,10 +216,29 @@ public final class UdpSocket implements AutoCloseable
     private long transmit(
         final FlowKey flow, final int flowHash, final DirectBuffer payload, final int offset, final int length)
     {
-        if (closed)
+        // Inside the send before looking at the gate and the closed flag, so a stop or a close that sets them and
+        // then finds no sender inside knows no send of this socket is in a ring (SendGate).
+        if (!sender.enter(portContext.gate()))
         {
-            return refuse(SendResult.CLOSED);
+            return refuse(SendResult.STOPPED);
         }
+        try
+        {
+            if (closed)
+            {
+                return refuse(SendResult.CLOSED);
+            }
+            return claimAndWrite(flow, flowHash, payload, offset, length);
+        }
+        finally
+        {
+            sender.leave();
+        }
+    }
+
+    private long claimAndWrite(
+        final FlowKey flow, final int flowHash, final DirectBuffer payload, final int offset, final int length)
+    {
         if (sendBufferPackets > 0 && queueState.inFlight() >= sendBufferPackets)
         {
             return refuse(SendResult.SEND_BUFFER_FULL);
@@ -262,8 +282,9 @@ public final class UdpSocket implements AutoCloseable
         claim.putHeader(flowHash, id, priority, RingFrameHeader.NO_RX_QUEUE,
             oooOkay ? RingFrameHeader.FLAG_OOO_OKAY : 0, RingFrameHeader.NO_TRACE_ID, 0);
         queueState.packetSent();
-        claim.commit();
+        // Counted before the commit makes it visible: whoever reads the books sees no frame taken that was not sent.
         sent.incrementRelease();
+        claim.commit();
         return result;
     }
 
@@ -323,6 +344,17 @@ public final class UdpSocket implements AutoCloseable
     void recordRxQueue(final int rxQueue)
     {
         queueState.recordRxQueue(rxQueue);
+    }
+
+    SendGate.Sender sender()
+    {
+        return sender;
+    }
+
+    /** What this socket has sent, for the pipeline's books. */
+    long sentCount()
+    {
+        return sent.get();
     }
 
     void markClosed()

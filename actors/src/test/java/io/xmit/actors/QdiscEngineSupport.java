@@ -89,9 +89,11 @@ final class QdiscEngineSupport implements AutoCloseable
         inFlight = new InFlightFifo(driver.ringSize());
         qdisc = new QdiscEngine(0, 0, driver, subscription, state, bql, inFlight, sockets, config, counters,
             () -> {});
-        txq = new TxQueueEngine(0, 0, driver, state, bql, inFlight, sockets, config.bulkLimit(), counters, () -> {});
+        txq = new TxQueueEngine(0, 0, driver, state, bql, inFlight, sockets, config.bulkLimit(), counters, () -> {},
+            () -> {});
         portContext = new PortContext(0, PipelineConfig.PortAddress.defaultFor(0, 2),
-            new PacketPublication[]{publication}, FlowHasher.random(), driver.maxFrame(), QueueMap.create(1, 1, 1));
+            new PacketPublication[]{publication}, FlowHasher.random(), driver.maxFrame(), QueueMap.create(1, 1, 1),
+            new SendGate());
         burst = new RxBurst(receiver.ringSize());
         awaitTrue("the qdisc ring's subscription to connect", subscription::isConnected);
     }

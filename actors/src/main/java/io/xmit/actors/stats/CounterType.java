@@ -20,6 +20,8 @@ public enum CounterType
     RX_POLLS(1007, "rx_polls", false),
     RX_INTERRUPTS(1008, "rx_interrupts", false),
     RX_DRIVER_ERRORS(1009, "rx_driver_errors", false),
+    /** Frames whose own delivery threw (the RX queue's actor restarted and went on after them). */
+    RX_DROP_FAILED(1010, "rx_drop_failed", false),
 
     QDISC_PACKETS(1100, "qdisc_packets", false),
     QDISC_BYTES(1101, "qdisc_bytes", false),
@@ -28,7 +30,6 @@ public enum CounterType
     QDISC_REQUEUES(1104, "qdisc_requeues", false),
     QDISC_DROP_OVERFLOW(1105, "qdisc_drop_overflow", false),
     QDISC_DROP_OVERSIZE(1106, "qdisc_drop_oversize", false),
-    QDISC_DROP_DRIVER_ERROR(1107, "qdisc_drop_driver_error", false),
     QDISC_BACKLOG_PACKETS(1108, "qdisc_backlog_packets", true),
     QDISC_BULKS(1109, "qdisc_bulks", false),
     QDISC_BULK_1(1110, "qdisc_bulk_1", false),
@@ -38,6 +39,10 @@ public enum CounterType
     QDISC_BULK_16_31(1114, "qdisc_bulk_16_31", false),
     QDISC_BULK_32_63(1115, "qdisc_bulk_32_63", false),
     QDISC_BULK_64_PLUS(1116, "qdisc_bulk_64_plus", false),
+    /** Frames the qdisc took from its ring: each one was sent, is in the backlog, or was dropped under a reason. */
+    QDISC_RING_TAKEN(1117, "qdisc_ring_taken", false),
+    /** Packets a graceful stop could not send by its deadline (left in the ring, the backlog or the driver). */
+    QDISC_DROP_SHUTDOWN(1118, "qdisc_drop_shutdown", false),
 
     TXQ_COMPLETED_PACKETS(1200, "txq_completed_packets", false),
     TXQ_COMPLETED_BYTES(1201, "txq_completed_bytes", false),
@@ -46,12 +51,21 @@ public enum CounterType
     TXQ_DRIVER_ERRORS(1204, "txq_driver_errors", false),
     TXQ_BQL_LIMIT(1205, "txq_bql_limit", true),
     TXQ_INFLIGHT_BYTES(1206, "txq_inflight_bytes", true),
+    /** Times the TX watchdog found the queue stopped too long and reset it (kernel-semantics §8). */
+    TXQ_WATCHDOG_RESETS(1207, "txq_watchdog_resets", false),
+    /** Packets still in the driver's ring, not completed, when a graceful stop's deadline came. */
+    TXQ_DROP_SHUTDOWN(1208, "txq_drop_shutdown", false),
 
     SOCKET_SENT(1300, "socket_sent", false),
     SOCKET_SEND_BACKPRESSURED(1301, "socket_send_backpressured", false),
     SOCKET_SEND_REFUSED(1302, "socket_send_refused", false),
     SOCKET_RECEIVED(1303, "socket_received", false),
-    SOCKET_DELIVERED(1304, "socket_delivered", false);
+    SOCKET_DELIVERED(1304, "socket_delivered", false),
+    /** Per port: what the sockets closed so far had sent (their own counters are gone), for the accounting. */
+    SOCKET_SENT_RETIRED(1305, "socket_sent_retired", false),
+
+    /** Restarts of one pipeline actor by its supervisor, labelled with the actor ({@code stage=qdisc}, …). */
+    STAGE_RESTARTS(1400, "stage_restarts", false);
 
     private final int typeId;
     private final String label;
