@@ -296,20 +296,12 @@ final class QdiscEngine
      */
     private int transmit()
     {
-        burstResult = driver.txBurst(txq, batch);
-        crash.point("after tx_burst, before booking its result");
-        return book();
-    }
-
-    /** Books the last {@code tx_burst}'s result: in flight, requeued, counted; ends a bypass peek. */
-    private int book()
-    {
-        final int size = batch.size();
-        final int result = burstResult;
-        burstResult = NO_BURST;
+        final int result = driver.txBurst(txq, batch);
         final int accepted = Math.max(result, 0);
         if (accepted > 0)
         {
+            // At once, with nothing in between that can fail: the TX queue (on this CPU, but its own actor, which may
+            // run while this one restarts) reclaims these packets, and must find them in flight.
             int acceptedBytes = 0;
             for (int i = 0; i < accepted; i++)
             {
@@ -322,6 +314,29 @@ final class QdiscEngine
             }
             bql.sent(acceptedBytes);
             state.txStarted(state.clock().nanoTime());
+        }
+        burstResult = result;
+        crash.point("after tx_burst, before booking its result");
+        return book();
+    }
+
+    /**
+     * Books the last {@code tx_burst}'s result on the qdisc's side: counts it, requeues what the driver refused (and
+     * stops the queue if its ring was full), and ends a bypass peek.
+     */
+    private int book()
+    {
+        final int size = batch.size();
+        final int result = burstResult;
+        burstResult = NO_BURST;
+        final int accepted = Math.max(result, 0);
+        if (accepted > 0)
+        {
+            long acceptedBytes = 0;
+            for (int i = 0; i < accepted; i++)
+            {
+                acceptedBytes += batch.length(i);
+            }
             packets.getAndAddRelease(accepted);
             bytes.getAndAddRelease(acceptedBytes);
             bulks.incrementRelease();

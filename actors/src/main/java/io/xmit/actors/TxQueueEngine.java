@@ -159,7 +159,20 @@ final class TxQueueEngine
      */
     int dropLeftovers()
     {
-        poll();
+        if (driver.txReclaim(txq, completion) >= 0)
+        {
+            pendingPackets += completion.packets();
+            pendingBytes += completion.bytes();
+        }
+        if (pendingPackets > 0)
+        {
+            final int packets = (int)pendingPackets;
+            inFlight.remove(packets, sockets);
+            completedPackets.getAndAddRelease(packets);
+            completedBytes.getAndAddRelease(pendingBytes);
+            pendingPackets = 0;
+            pendingBytes = 0;
+        }
         final int left = inFlight.size();
         inFlight.remove(left, sockets);
         dropShutdown.getAndAddRelease(left);
