@@ -113,6 +113,8 @@ public final class NeighbourTable
      * ({@link #hold} the frame). A REACHABLE entry older than {@code reachableNanos} turns STALE here; a STALE
      * entry is still answered with its MAC, and its first use starts unicast re-probing at the next
      * {@link #poll} (Linux waits delay_first_probe_time, 5 s, in DELAY first; this table probes at once).
+     * Multicast and broadcast next hops are not resolved by ARP (their MAC follows from the address, RFC 1112
+     * §6.4); the caller maps those itself.
      */
     public long lookup(final int ip, final long now)
     {

@@ -33,6 +33,11 @@ class IcmpFramesTest
         return icmp.classifyEchoRequest(atEnd(bytes), BASE, bytes.length);
     }
 
+    private IcmpVerdict echo(final byte[] bytes)
+    {
+        return icmp.classifyEchoRequest(atEnd(bytes), BASE, bytes.length);
+    }
+
     private IcmpVerdict unreachable(final byte[] bytes)
     {
         return icmp.classifyPortUnreachable(atEnd(bytes), BASE, bytes.length);
@@ -139,20 +144,15 @@ class IcmpFramesTest
     @Test
     void dropsPingsWithABadIpHeaderChecksumRfc1122Section3212()
     {
-        assertEquals(IcmpVerdict.BAD_IP_CHECKSUM, unreachableOrEcho(with(PING_REQUEST, ETH + 11, "06")));
+        assertEquals(IcmpVerdict.BAD_IP_CHECKSUM, echo(with(PING_REQUEST, ETH + 11, "06")));
         assertEquals(IcmpFrames.NOT_CLASSIFIED, icmp.writeEchoReply(out, 0));
-    }
-
-    private IcmpVerdict unreachableOrEcho(final byte[] bytes)
-    {
-        return icmp.classifyEchoRequest(atEnd(bytes), BASE, bytes.length);
     }
 
     @Test
     void dropsPingsWithABadIcmpChecksumRfc792()
     {
-        assertEquals(IcmpVerdict.BAD_ICMP_CHECKSUM, unreachableOrEcho(with(PING_REQUEST, ETH + 22, "4008")));
-        assertEquals(IcmpVerdict.BAD_ICMP_CHECKSUM, unreachableOrEcho(with(PING_REQUEST, ETH + 40, "ff")));
+        assertEquals(IcmpVerdict.BAD_ICMP_CHECKSUM, echo(with(PING_REQUEST, ETH + 22, "4008")));
+        assertEquals(IcmpVerdict.BAD_ICMP_CHECKSUM, echo(with(PING_REQUEST, ETH + 40, "ff")));
     }
 
     @Test
@@ -160,7 +160,7 @@ class IcmpFramesTest
     {
         // An echo reply with a valid checksum: the fixture reply seen from the other side.
         final byte[] reply = with(PING_REPLY, 0, "020000000001020000000002");
-        assertEquals(IcmpVerdict.NOT_ECHO_REQUEST, unreachableOrEcho(reply));
+        assertEquals(IcmpVerdict.NOT_ECHO_REQUEST, echo(reply));
         assertEquals(IcmpVerdict.WRONG_PROTOCOL, echo(UDP_TO_CLOSED_PORT));
         assertEquals(IcmpVerdict.NOT_IPV4, echo(HostFrames.ARP_REQUEST));
     }
@@ -168,15 +168,15 @@ class IcmpFramesTest
     @Test
     void ignoresPingsToBroadcastOrMulticastLikeIcmpEchoIgnoreBroadcasts()
     {
-        assertEquals(IcmpVerdict.BROADCAST_DESTINATION, unreachableOrEcho(with(PING_REQUEST, 0, "ffffffffffff")));
+        assertEquals(IcmpVerdict.BROADCAST_DESTINATION, echo(with(PING_REQUEST, 0, "ffffffffffff")));
         final byte[] toMulticast = with(PING_REQUEST, ETH + 16, "e0000001");
-        assertEquals(IcmpVerdict.BROADCAST_DESTINATION, unreachableOrEcho(fixIpChecksum(toMulticast)));
+        assertEquals(IcmpVerdict.BROADCAST_DESTINATION, echo(fixIpChecksum(toMulticast)));
     }
 
     @Test
     void doesNotReassembleSoFragmentedPingsAreNotAnswered()
     {
-        assertEquals(IcmpVerdict.FRAGMENT, unreachableOrEcho(fixIpChecksum(with(PING_REQUEST, ETH + 6, "2000"))));
+        assertEquals(IcmpVerdict.FRAGMENT, echo(fixIpChecksum(with(PING_REQUEST, ETH + 6, "2000"))));
     }
 
     @Test
@@ -186,7 +186,7 @@ class IcmpFramesTest
         for (int length = 0; length < full.length; length++)
         {
             final byte[] cut = Arrays.copyOf(full, length);
-            assertEquals(IcmpVerdict.MALFORMED, unreachableOrEcho(cut), "echo cut at " + length);
+            assertEquals(IcmpVerdict.MALFORMED, echo(cut), "echo cut at " + length);
             assertEquals(IcmpVerdict.MALFORMED, unreachable(cut), "unreachable cut at " + length);
         }
     }

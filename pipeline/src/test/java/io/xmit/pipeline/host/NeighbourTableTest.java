@@ -38,7 +38,11 @@ class NeighbourTableTest
 
     /** Parses an ARP frame from {@code senderMac}/{@code senderIp} to {@code ethernetDestination}. */
     private ArpFrames arp(
-        final int operation, final long senderMac, final int senderIp, final int targetIp, final long ethernetDestination)
+        final int operation,
+        final long senderMac,
+        final int senderIp,
+        final int targetIp,
+        final long ethernetDestination)
     {
         new EthernetFlyweight().wrap(arpBuffer, 0)
             .destination(ethernetDestination)
