@@ -38,7 +38,7 @@ class NicSpecTest
     void badSpecsNameTheKeyOrValueAndWhatIsAllowed()
     {
         assertRefused("", "device spec is empty; expected e.g. 'loop:tx=4,rx=4,ring=1024,rate=0'");
-        assertRefused("veth:tx=1", "device spec 'veth:tx=1': backend 'veth' is unknown; known backends: null, loop");
+        assertRefused("veth:tx=1", "device spec 'veth:tx=1': backend 'veth' is unknown; known backends: null, loop, afpacket");
         assertRefused("loop:txq=4",
             "device spec 'loop:txq=4': key 'txq' is unknown for loop; known keys: tx, rx, ring, frame, rate");
         assertRefused("loop:tx=0", "device spec 'loop:tx=0': tx=0 is out of range; allowed 1..64");
