@@ -11,6 +11,13 @@
  * the waiter to take another look. No such wakeup is lost: the waiter publishes `waiting` before it takes a
  * wire's tx_lock for its turn, and a sender finds its backlog beginning under that same lock, so either
  * the turn sees the backlog or the sender sees `waiting`. A turn that finds the lock taken looks again soon.
+ *
+ * A backend with RX file descriptors of its own (afpacket's sockets) has no eventfds: arming puts the
+ * queue's socket in the epoll set as EPOLLONESHOT, so the socket's first readiness disarms it and reports the
+ * queue once, and disarming takes it out again (a socket left in the set, even with no events asked for,
+ * would still report errors, on every wait). A socket is level-triggered, though: arming one that already
+ * holds frames signals at once, where an eventfd queue signals only for later arrivals. Under NAPI's rule
+ * (arm, then poll once more) that is one harmless extra wakeup, never a lost one.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -78,7 +85,7 @@ int32_t irq_open(struct nic_device *device)
     int32_t rc = watch(device->epoll_fd, device->shutdown_fd, SHUTDOWN_TOKEN);
     if (rc == 0)
         rc = watch(device->epoll_fd, device->wire_fd, WIRE_TOKEN);
-    for (uint32_t p = 0; p < device->ports && rc == 0; p++) {
+    for (uint32_t p = 0; p < device->ports && rc == 0 && !device->backend->rx_fd_irqs; p++) {
         for (uint32_t q = 0; q < queues && rc == 0; q++) {
             struct nic_irq *irq = &device->port[p].irq[q];
             irq->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -94,7 +101,7 @@ void irq_close(struct nic_device *device)
         struct nic_irq *irq = device->port[p].irq;
         if (irq == NULL)
             continue;
-        for (uint32_t q = 0; q < device->config.rx_queues; q++) {
+        for (uint32_t q = 0; q < device->config.rx_queues && !device->backend->rx_fd_irqs; q++) {
             if (irq[q].fd >= 0)
                 close(irq[q].fd);
         }
@@ -123,9 +130,30 @@ void irq_raise(struct nic_port *port, uint64_t queues)
     }
 }
 
+/*
+ * Arms or disarms a queue that signals through its own descriptor. Arming re-enables the descriptor if a
+ * signal has disabled it, or adds it; the epoll calls that fail here (the descriptor already in or out of
+ * the set) only mean that another call got there first.
+ */
+static void arm_fd(struct nic_port *port, int fd, uint64_t token, bool armed)
+{
+    const int epoll_fd = port->device->epoll_fd;
+    if (!armed) {
+        (void)epoll_ctl(epoll_fd, EPOLL_CTL_DEL, fd, NULL);
+        return;
+    }
+    struct epoll_event event = {.events = EPOLLIN | EPOLLONESHOT, .data.u64 = token};
+    if (epoll_ctl(epoll_fd, EPOLL_CTL_MOD, fd, &event) != 0 && errno == ENOENT &&
+        epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event) != 0 && errno == EEXIST)
+        (void)epoll_ctl(epoll_fd, EPOLL_CTL_MOD, fd, &event);
+}
+
 void irq_arm(struct nic_port *port, uint32_t q, bool armed)
 {
-    atomic_store(&port->irq[q].armed, armed ? 1u : 0u);
+    if (port->device->backend->rx_fd_irqs)
+        arm_fd(port, port->irq[q].fd, (uint64_t)port->index << 16 | q, armed);
+    else
+        atomic_store(&port->irq[q].armed, armed ? 1u : 0u);
 }
 
 void irq_wire_backlogged(struct nic_device *device)
@@ -178,8 +206,11 @@ int32_t irq_wait(struct nic_device *device, uint32_t *out, uint32_t capacity, in
             }
             const uint32_t port = (uint32_t)(token >> 16);
             const uint32_t q = (uint32_t)(token & 0xffff);
-            /* Reading consumes the signal; only a second waiter, which the ABI rules out, could find it gone. */
-            if (eventfd_read(device->port[port].irq[q].fd, &signals) == 0)
+            /*
+             * Reading consumes the signal; only a second waiter, which the ABI rules out, could find it gone. A
+             * socket's frames are the rx_burst's to read: EPOLLONESHOT has already consumed its signal.
+             */
+            if (device->backend->rx_fd_irqs || eventfd_read(device->port[port].irq[q].fd, &signals) == 0)
                 out[count++] = (uint32_t)token;
         }
         /* A sleep cut short for a wire, or a wakeup only to look at the wires, goes round again. */

@@ -43,6 +43,7 @@ static uint64_t next_generation = 1;
 static const struct nic_backend *const backends[] = {
     [XMIT_NIC_BACKEND_NULL] = &null_backend,
     [XMIT_NIC_BACKEND_LOOP] = &loop_backend,
+    [XMIT_NIC_BACKEND_AFPACKET] = &afpacket_backend,
 };
 
 static bool bad_pointer(const void *p, uintptr_t alignment)
@@ -84,7 +85,8 @@ static void device_destroy(struct nic_device *device)
     free(device);
 }
 
-static int32_t device_create(const struct nic_config *config, struct nic_device **out)
+/* A failed open's own message, if its backend wrote one, goes to err. */
+static int32_t device_create(const struct nic_config *config, struct nic_device **out, char *err, uint32_t err_len)
 {
     struct nic_device *device = aligned_alloc(_Alignof(struct nic_device), sizeof *device);
     if (device == NULL)
@@ -105,6 +107,8 @@ static int32_t device_create(const struct nic_config *config, struct nic_device 
     if (rc == 0)
         rc = device->backend->open(device);
     if (rc != 0) {
+        if (device->error[0] != '\0')
+            report(rc, err, err_len, "%s", device->error);
         device_destroy(device);
         return rc;
     }
@@ -149,11 +153,13 @@ XMIT_NIC_API int32_t xmit_nic_open(const char *spec, int64_t *ports_out, uint32_
 
     /* The rings are allocated outside the table lock: other opens and closes need not wait for them. */
     struct nic_device *device = NULL;
-    const int32_t rc = device_create(&config, &device);
+    const int32_t rc = device_create(&config, &device, err, err_len);
     if (rc != 0) {
         pthread_mutex_lock(&table_lock);
         taken[s] = false;
         pthread_mutex_unlock(&table_lock);
+        if (err != NULL && err_len > 0 && err[0] != '\0')
+            return rc;
         if (rc == -ENOMEM)
             return report(rc, err, err_len, "out of memory for the device '%.200s'", spec);
         if (rc == -ENFILE)
@@ -209,6 +215,18 @@ XMIT_NIC_API int32_t xmit_nic_info_get(int64_t handle, xmit_nic_info *out)
         .rate_bps = c->rate_bps,
     };
     return 0;
+}
+
+XMIT_NIC_API int32_t xmit_nic_port_link(int64_t handle, uint8_t *mac, uint32_t *mtu)
+{
+    struct nic_port *port = port_of(handle);
+    if (port == NULL)
+        return -EBADF;
+    if (port->device->backend->link == NULL)
+        return -EOPNOTSUPP;
+    if (mac == NULL || bad_pointer(mtu, _Alignof(uint32_t)))
+        return -EFAULT;
+    return port->device->backend->link(port, mac, mtu);
 }
 
 /*

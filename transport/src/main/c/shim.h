@@ -9,6 +9,9 @@
  *                                            it sends to (the wire applies them)
  *   3. a receive queue's lock (loop.c)       that RX ring, its counters and its faults
  *   3'. a null TX queue's lock (null.c)      that queue's counters and faults; taken alone
+ *   3''. an afpacket queue's TX or RX lock   that queue's socket side, counters and faults; taken alone
+ * An afpacket port has no wire: its tx_lock only guards the RSS settings, which rx_burst reads holding it
+ * alone, after it has dropped the RX queue's lock.
  * A loop wire holds its port's tx_lock while it takes the peer's RX queue locks one at a time; rx_burst
  * advances the peer's wire first (if it gets the peer's tx_lock without waiting) and takes its own RX queue
  * lock only after releasing the peer's tx_lock. irq_wait, too, only tries a tx_lock, never waits for one.
@@ -47,6 +50,7 @@ struct nic_config {
     uint32_t max_frame;
     uint64_t rate_pps;
     uint64_t rate_bps;
+    char interface[16];  /* afpacket: the interface's name (IFNAMSIZ with its NUL) */
 };
 
 /* Writes a message to err (if any; truncated and terminated within err_len) and returns rc. */
@@ -111,6 +115,13 @@ struct nic_port {
  */
 struct nic_backend {
     uint32_t ports;
+    /*
+     * The RX queues signal through file descriptors of their own (afpacket's sockets, which its open puts in
+     * port->irq[q].fd and closes itself) rather than the eventfds irq.c creates and irq_raise writes.
+     */
+    bool rx_fd_irqs;
+    /* The port's interface: MAC and MTU, or NULL for a backend without one. */
+    int32_t (*link)(struct nic_port *port, uint8_t *mac, uint32_t *mtu);
     /* Sets up the backend's state of an allocated device; on failure nic.c still calls close. */
     int32_t (*open)(struct nic_device *device);
     void (*close)(struct nic_device *device);
@@ -131,6 +142,10 @@ struct nic_backend {
 
 extern const struct nic_backend null_backend;
 extern const struct nic_backend loop_backend;
+extern const struct nic_backend afpacket_backend;
+
+/* Room for a backend open's own message, which says better than an errno what is wrong and how to fix it. */
+#define NIC_ERROR_MAX 256
 
 struct nic_device {
     const struct nic_backend *backend;
@@ -141,6 +156,7 @@ struct nic_device {
     int wire_fd;          /* in the epoll set: written when a wire gets frames waiting while a wait sleeps */
     atomic_bool waiting;  /* a thread is in irq_wait, between looking at the wires and waking */
     atomic_bool shut_down;
+    char error[NIC_ERROR_MAX];  /* written by a backend's open that fails, if it can say more than an errno */
     struct nic_port port[XMIT_NIC_MAX_PORTS];
 };
 

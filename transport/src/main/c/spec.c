@@ -24,11 +24,11 @@
     "bps, kbit, Mbit or Gbit (a bare number is pps), at most one packet rate (1pps..1000Mpps) and one "  \
     "bit rate (1bps..1000Gbit)"
 
-enum key { KEY_TX, KEY_RX, KEY_RING, KEY_RATE, KEY_FRAME, KEYS };
+enum key { KEY_TX, KEY_RX, KEY_RING, KEY_RATE, KEY_FRAME, KEY_IF, KEY_QUEUES, KEYS };
 
-static const char *const key_names[KEYS] = {"tx", "rx", "ring", "rate", "frame"};
+static const char *const key_names[KEYS] = {"tx", "rx", "ring", "rate", "frame", "if", "queues"};
 
-/* The range of each key that takes a plain count (all but rate). */
+/* The range of each key that takes a plain count (all but rate and if). */
 static const struct {
     uint32_t min;
     uint32_t max;
@@ -37,6 +37,7 @@ static const struct {
     [KEY_RX] = {1, XMIT_NIC_MAX_QUEUES},
     [KEY_RING] = {XMIT_NIC_MIN_RING, XMIT_NIC_MAX_RING},
     [KEY_FRAME] = {XMIT_NIC_MIN_FRAME, XMIT_NIC_MAX_FRAME},
+    [KEY_QUEUES] = {1, XMIT_NIC_MAX_QUEUES},
 };
 
 struct syntax {
@@ -51,6 +52,8 @@ static const struct syntax syntaxes[] = {
      "tx, rx, ring, frame"},
     {"loop", XMIT_NIC_BACKEND_LOOP, 1u << KEY_TX | 1u << KEY_RX | 1u << KEY_RING | 1u << KEY_RATE | 1u << KEY_FRAME,
      "tx, rx, ring, rate, frame"},
+    {"afpacket", XMIT_NIC_BACKEND_AFPACKET, 1u << KEY_IF | 1u << KEY_QUEUES | 1u << KEY_RING | 1u << KEY_FRAME,
+     "if, queues, ring, frame"},
 };
 
 struct unit {
@@ -128,6 +131,29 @@ static int32_t parse_count(const struct syntax *s, struct text value, enum key k
     return 0;
 }
 
+/*
+ * if: an interface name as the kernel accepts one (dev_valid_name): 1..IFNAMSIZ-1 bytes, not "." or "..", no
+ * '/', ':' or white space. A ',' or '=' could not have reached here: they end the entry or its key.
+ */
+static int32_t parse_interface(const struct syntax *s, struct text value, struct nic_config *config, char *err,
+                               uint32_t err_len)
+{
+    const size_t max = sizeof config->interface - 1;
+    if (value.length == 0 || value.length > max)
+        return INVALID("%s spec: if=%.*s%s: an interface name has 1..%zu characters", s->name, QUOTE(value), max);
+    if (text_is(value, ".") || text_is(value, ".."))
+        return INVALID("%s spec: if=%.*s%s is not an interface name", s->name, QUOTE(value));
+    for (size_t i = 0; i < value.length; i++) {
+        const char c = value.at[i];
+        if (c == '/' || c == ':' || c == ' ' || (c >= '\t' && c <= '\r'))
+            return INVALID("%s spec: if=%.*s%s: an interface name has no '/', ':' or white space", s->name,
+                           QUOTE(value));
+    }
+    memcpy(config->interface, value.at, value.length);
+    config->interface[value.length] = '\0';
+    return 0;
+}
+
 /* rate: 0, or one or two terms joined by '+', each a number and a unit; at most one of each kind. */
 static int32_t parse_rate(const struct syntax *s, struct text value, struct nic_config *config, char *err,
                           uint32_t err_len)
@@ -186,7 +212,7 @@ int32_t spec_parse(const char *spec, struct nic_config *config, char *err, uint3
             s = &syntaxes[i];
     }
     if (s == NULL)
-        return INVALID("spec '%.*s%s': unknown backend '%.*s%s'; known backends: null, loop", QUOTE(whole),
+        return INVALID("spec '%.*s%s': unknown backend '%.*s%s'; known backends: null, loop, afpacket", QUOTE(whole),
                        QUOTE(name));
 
     *config = (struct nic_config){
@@ -201,6 +227,7 @@ int32_t spec_parse(const char *spec, struct nic_config *config, char *err, uint3
         [KEY_RX] = &config->rx_queues,
         [KEY_RING] = &config->ring,
         [KEY_FRAME] = &config->max_frame,
+        [KEY_QUEUES] = &config->tx_queues,
     };
     unsigned seen = 0;
     bool more = has_keys;
@@ -222,9 +249,16 @@ int32_t spec_parse(const char *spec, struct nic_config *config, char *err, uint3
             return INVALID("%s spec: key '%s' is given twice", s->name, key_names[k]);
         seen |= 1u << k;
         const int32_t rc = k == KEY_RATE ? parse_rate(s, item, config, err, err_len)
+                           : k == KEY_IF ? parse_interface(s, item, config, err, err_len)
                                          : parse_count(s, item, (enum key)k, counted[k], err, err_len);
         if (rc != 0)
             return rc;
+    }
+    if (s->backend == XMIT_NIC_BACKEND_AFPACKET) {
+        if ((seen & 1u << KEY_IF) == 0)
+            return INVALID("%s spec: key 'if' is missing; name the interface, e.g. afpacket:if=eth1,queues=4",
+                           s->name);
+        config->rx_queues = config->tx_queues;  /* queues= counts both */
     }
     return 0;
 }

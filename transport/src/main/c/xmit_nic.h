@@ -2,8 +2,8 @@
  * xmit NIC driver shim: a burst ABI in the spirit of a DPDK poll-mode driver, called from Java through FFM.
  *
  * Handles. xmit_nic_open() opens a device and returns one handle per port (the loop backend has two ports,
- * A and B, back to back; null has one). A handle is an opaque positive int64 (slot, port, generation), not a
- * pointer, so every entry point can check it and answer -EBADF for a stale or forged one.
+ * A and B, back to back; null and afpacket have one). A handle is an opaque positive int64 (slot, port,
+ * generation), not a pointer, so every entry point can check it and answer -EBADF for a stale or forged one.
  *
  * Errors are negative errno values; nothing is touched that the caller did not hand over:
  *   -EBADF   unknown, closed or forged handle
@@ -16,6 +16,9 @@
  *            (RLIMIT_NOFILE) or the system's. Open passes any other error of epoll or eventfd on as it is
  *            (e.g. -ENOSPC at the epoll watch limit).
  *   -EIO     injected tx_burst failure (XMIT_NIC_FAULT_TX_FAIL_EVERY)
+ *   -ENODEV  afpacket: no interface of that name in the caller's network namespace
+ *   -EPERM   afpacket: the caller may not open packet sockets (it lacks CAP_NET_RAW)
+ *   -EOPNOTSUPP  xmit_nic_port_link on a backend without a real interface (loop, null)
  *   -ECANCELED  xmit_nic_irq_wait woken by xmit_nic_irq_shutdown
  * Arguments are checked in one order, so a call with several bad ones answers predictably: the handle, then
  * the numbers (queue, count, size, kind, value: -EINVAL), then the pointers (-EFAULT), then what they point
@@ -86,6 +89,7 @@ typedef struct xmit_nic_info {
 
 #define XMIT_NIC_BACKEND_NULL 0
 #define XMIT_NIC_BACKEND_LOOP 1
+#define XMIT_NIC_BACKEND_AFPACKET 2
 
 /* Completions since the previous xmit_nic_tx_reclaim on that queue. */
 typedef struct xmit_nic_completion {
@@ -127,13 +131,18 @@ XMIT_NIC_API int32_t xmit_nic_abi_version(void);
  * Opens a device from a spec:
  *   "null:tx=4,rx=4,ring=1024,frame=2048"                         one port, accepts and counts
  *   "loop:tx=4,rx=4,ring=1024,rate=0,frame=2048"                  two ports back to back
- * Every key is optional (defaults: tx=1, rx=1, ring=1024, rate=0, frame=2048). rate is 0 (unlimited) or one or
- * two terms joined by '+': a number with unit pps, kpps, Mpps, bps, kbit, Mbit or Gbit (a bare number is
- * packets/s), e.g. "rate=1Mpps", "rate=100Mbit", "rate=1Mpps+1Gbit". Queue counts 1..XMIT_NIC_MAX_QUEUES,
- * ring XMIT_NIC_MIN_RING..XMIT_NIC_MAX_RING, frame XMIT_NIC_MIN_FRAME..XMIT_NIC_MAX_FRAME.
+ *   "afpacket:if=eth1,queues=4,ring=1024,frame=2048"              one port on a kernel interface
+ * Every key is optional (defaults: tx=1, rx=1, ring=1024, rate=0, frame=2048) but afpacket's if, the name of
+ * an interface in the caller's network namespace (1..15 characters, none of them '/', ':' or a space);
+ * afpacket takes queues (the count of both TX and RX queues) instead of tx and rx, and no rate. rate is 0
+ * (unlimited) or one or two terms joined by '+': a number with unit pps, kpps, Mpps, bps, kbit, Mbit or Gbit
+ * (a bare number is packets/s), e.g. "rate=1Mpps", "rate=100Mbit", "rate=1Mpps+1Gbit". Queue counts
+ * 1..XMIT_NIC_MAX_QUEUES, ring XMIT_NIC_MIN_RING..XMIT_NIC_MAX_RING, frame XMIT_NIC_MIN_FRAME..XMIT_NIC_MAX_FRAME.
  * Writes up to `capacity` port handles to ports_out and returns the number of ports, or a negative errno;
  * on -EINVAL a message naming the bad key or value goes to err (NUL-terminated, truncated to err_len) if
  * err is not NULL.
+ * afpacket opens one AF_PACKET socket per queue (details in afpacket.c); it fails with -ENODEV for a missing
+ * interface and -EPERM without CAP_NET_RAW, each with a message in err saying how to fix it.
  * Clarifications: capacity 0 is -EINVAL (a device nobody holds a handle to could never be closed). Every
  * failure writes a message to err, every success leaves it empty. Specs are strict: numbers are plain
  * decimal digits, no spaces, no key twice, a spec longer than 1024 characters is refused, and null takes
@@ -146,6 +155,12 @@ XMIT_NIC_API int32_t xmit_nic_open(const char *spec, int64_t *ports_out, uint32_
 XMIT_NIC_API int32_t xmit_nic_close(int64_t port);
 
 XMIT_NIC_API int32_t xmit_nic_info_get(int64_t port, xmit_nic_info *out);
+
+/*
+ * The kernel interface behind an afpacket port: writes its 6-byte MAC address to mac and its MTU to mtu, as
+ * they were when the device opened. -EOPNOTSUPP for loop and null, whose ports have no interface.
+ */
+XMIT_NIC_API int32_t xmit_nic_port_link(int64_t port, uint8_t *mac, uint32_t *mtu);
 
 /*
  * Copies up to n frames into TX queue q's ring and returns how many it accepted (0..n; fewer when the ring

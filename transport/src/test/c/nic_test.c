@@ -1,6 +1,7 @@
 /*
  * The NIC shim's test program: every entry point with bad arguments (expecting the exact errno), then real
- * traffic through both backends, RSS against the published Toeplitz vectors, the wire rate, every fault,
+ * traffic through the loop and null backends (and afpacket on a private network namespace's loopback, where
+ * the kernel lets the test make one), RSS against the published Toeplitz vectors, the wire rate, every fault,
  * NAPI interrupts, the device table's limits, concurrent callers, a caller racing its own TX descriptors,
  * and a bounded fuzz of specs and argument lists. Stops at the first failed check with its file, line and values.
  */
@@ -16,7 +17,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <linux/capability.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -429,8 +437,8 @@ static void test_spec_errors(void)
         const char *spec;
         const char *message;
     } bad[] = {
-        {"", "unknown backend ''; known backends: null, loop"},
-        {"foo", "unknown backend 'foo'; known backends: null, loop"},
+        {"", "unknown backend ''; known backends: null, loop, afpacket"},
+        {"foo", "unknown backend 'foo'; known backends: null, loop, afpacket"},
         {"foo:tx=1", "unknown backend 'foo'"},
         {"LOOP", "unknown backend 'LOOP'"},
         {"loopx", "unknown backend 'loopx'"},
@@ -2541,6 +2549,254 @@ static void test_fuzz(void)
     done(since);
 }
 
+
+/* --- afpacket --- */
+
+static uint32_t open_fds(void)
+{
+    DIR *dir = opendir("/proc/self/fd");
+    CHECK(dir != NULL);
+    uint32_t count = 0;
+    while (readdir(dir) != NULL)
+        count++;
+    closedir(dir);
+    return count;
+}
+
+/* An open that must fail with `rc` and a message containing `message`, leaving no descriptor behind. */
+static void expect_refused(const char *spec, int32_t rc, const char *message, int line)
+{
+    const uint32_t before = open_fds();
+    char err[512];
+    int64_t ports[2] = {0, 0};
+    const int32_t got = xmit_nic_open(spec, ports, 2, err, sizeof err);
+    checks += 3;
+    if (got != rc || strstr(err, message) == NULL || ports[0] != 0) {
+        fprintf(stderr, "%s:%d: [%s] '%s': got %d '%s', expected %d '%s'\n", __FILE__, line, group, spec, got, err,
+                rc, message);
+        exit(1);
+    }
+    EQ(open_fds(), before);
+}
+
+#define REFUSED(spec, rc, message) expect_refused(spec, rc, message, __LINE__)
+
+/* Sets or clears IFF_UP of this namespace's loopback. */
+static void loopback_up(void)
+{
+    const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    CHECK(fd >= 0);
+    struct ifreq request = {0};
+    strcpy(request.ifr_name, "lo");
+    EQ(ioctl(fd, SIOCGIFFLAGS, &request), 0);
+    request.ifr_flags = (short)(request.ifr_flags | IFF_UP);
+    EQ(ioctl(fd, SIOCSIFFLAGS, &request), 0);
+    close(fd);
+}
+
+/* Frames on the private loopback, every one of them back on an RX queue; counters, hashes and faults. */
+static void afpacket_on_loopback(void)
+{
+    REFUSED("afpacket:if=lo", -ENETDOWN, "afpacket: interface 'lo' is down; bring it up first (ip link set lo up)");
+    loopback_up();
+    int64_t port[2];
+    EQ(OPEN("afpacket:if=lo,queues=4,ring=64,frame=256", port), 1);
+    xmit_nic_info info;
+    EQ(xmit_nic_info_get(port[0], &info), 0);
+    EQ(info.backend, XMIT_NIC_BACKEND_AFPACKET);
+    EQ(info.ports, 1);
+    EQ(info.tx_queues, 4);
+    EQ(info.rx_queues, 4);
+    EQ(info.ring_size, 64);
+    EQ(info.max_frame, 256);
+    uint8_t mac[6] = {1, 1, 1, 1, 1, 1};
+    uint32_t mtu = 0;
+    EQ(xmit_nic_port_link(port[0], mac, &mtu), 0);
+    EQ(mtu, 65536);
+    EQ(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5], 0);
+
+    /* Argument checks, in the shim's order. */
+    static uint8_t frames[32][256];
+    xmit_nic_desc d[64];
+    xmit_nic_completion c;
+    EQ(xmit_nic_tx_burst(port[0], 4, d, 1), -EINVAL);
+    EQ(xmit_nic_tx_burst(port[0], 0, d, 65), -EINVAL);
+    EQ(xmit_nic_tx_burst(port[0], 0, NULL, 1), -EFAULT);
+    d[0] = desc_of(frames[0], 257);
+    EQ(xmit_nic_tx_burst(port[0], 0, d, 1), -EINVAL);
+    EQ(xmit_nic_rx_burst(port[0], 4, d, 1), -EINVAL);
+    EQ(xmit_nic_rx_burst(port[0], 0, NULL, 1), -EFAULT);
+    EQ(xmit_nic_rx_release(port[0], 0, 1), -EINVAL);
+    EQ(xmit_nic_rx_arm(port[0], 4, 1), -EINVAL);
+    EQ(xmit_nic_fault(port[0], XMIT_NIC_FAULT_RX_DROP_EVERY, 4, 1), -EINVAL);
+    EQ(xmit_nic_port_link(port[0], NULL, &mtu), -EFAULT);
+    EQ(xmit_nic_port_link(port[0], mac, NULL), -EFAULT);
+
+    /* 32 IPv4 flows to an address the namespace does not have: the kernel drops them, the sockets see each. */
+    uint32_t length[32];
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < 32; i++) {
+        length[i] = ipv4(frames[i], (struct ipv4_frame){.src = "10.1.0.1", .dst = "10.1.0.2", .proto = 17,
+                                                         .sport = 1000 + i, .dport = 2000});
+        d[i] = desc_of(frames[i], length[i]);
+        bytes += length[i];
+    }
+    uint32_t sent = 0;
+    for (int tries = 0; sent < 32 && tries < 1000; tries++) {
+        const int32_t n = xmit_nic_tx_burst(port[0], sent % 4, d + sent, 32 - sent);
+        CHECK(n >= 0);
+        sent += (uint32_t)n;
+    }
+    EQ(sent, 32);
+    xmit_nic_completion total = {0};
+    for (uint32_t q = 0; q < 4; q++) {
+        EQ(xmit_nic_tx_reclaim(port[0], q, &c), 0);
+        total.packets += c.packets;
+        total.bytes += c.bytes;
+    }
+    EQ(total.packets, 32);
+    EQ(total.bytes, bytes);
+
+    uint32_t seen[32] = {0};
+    uint32_t received = 0;
+    uint64_t received_bytes = 0;
+    for (int polls = 0; received < 32 && polls < 2000; polls++) {
+        for (uint32_t q = 0; q < 4; q++) {
+            const int32_t n = xmit_nic_rx_burst(port[0], q, d, 64);
+            CHECK(n >= 0);
+            for (int32_t i = 0; i < n; i++) {
+                const uint8_t *f = (const uint8_t *)(uintptr_t)d[i].address;
+                const uint32_t flow = (uint32_t)(f[34] << 8 | f[35]) - 1000;
+                CHECK(flow < 32);
+                EQ(d[i].length, length[flow]);
+                CHECK(memcmp(f, frames[flow], length[flow]) == 0);
+                uint8_t input[36];
+                EQ(d[i].flags, reference_toeplitz(ms_key, input, tuple_of(f, false, true, input)));
+                seen[flow]++;
+                received_bytes += d[i].length;
+            }
+            received += (uint32_t)n;
+            EQ(xmit_nic_rx_release(port[0], q, (uint32_t)n), 0);
+        }
+        if (received < 32)
+            sleep_ms(1);
+    }
+    EQ(received, 32);
+    for (uint32_t i = 0; i < 32; i++)
+        EQ(seen[i], 1);
+    xmit_nic_queue_stats sum = {0};
+    for (uint32_t q = 0; q < 4; q++) {
+        const xmit_nic_queue_stats s = stats_of(port[0], q);
+        sum.tx_packets += s.tx_packets;
+        sum.tx_bytes += s.tx_bytes;
+        sum.tx_errors += s.tx_errors;
+        sum.rx_packets += s.rx_packets;
+        sum.rx_bytes += s.rx_bytes;
+        sum.rx_missed += s.rx_missed;
+    }
+    EQ(sum.tx_packets, 32);
+    EQ(sum.tx_bytes, bytes);
+    EQ(sum.tx_errors, 0);
+    EQ(sum.rx_packets, 32);
+    EQ(sum.rx_bytes, received_bytes);
+    EQ(sum.rx_missed, 0);
+
+    /* Interrupts: every queue armed, one frame signals its queue once; the signal disarmed it. */
+    for (uint32_t q = 0; q < 4; q++)
+        EQ(xmit_nic_rx_arm(port[0], q, 1), 0);
+    uint32_t signalled[8];
+    EQ(xmit_nic_irq_wait(port[0], signalled, 8, 0), 0);
+    EQ(send1(port[0], 0, frames[5], length[5]), 1);
+    EQ(xmit_nic_irq_wait(port[0], signalled, 8, 2000), 1);
+    const uint32_t q5 = signalled[0];
+    CHECK(q5 < 4);
+    EQ(xmit_nic_rx_burst(port[0], q5, d, 64), 1);
+    EQ(xmit_nic_rx_release(port[0], q5, 1), 0);
+    EQ(send1(port[0], 0, frames[5], length[5]), 1);
+    EQ(xmit_nic_irq_wait(port[0], signalled, 8, 50), 0);
+    EQ(xmit_nic_rx_arm(port[0], q5, 0), 0);
+    EQ(xmit_nic_rx_burst(port[0], q5, d, 64), 1);
+    EQ(xmit_nic_rx_release(port[0], q5, 1), 0);
+
+    /* Faults: every 2nd burst fails and counts its frames as errors; a stalled queue accepts nothing. */
+    EQ(xmit_nic_fault(port[0], XMIT_NIC_FAULT_TX_FAIL_EVERY, 1, 2), 0);
+    EQ(send1(port[0], 1, frames[0], length[0]), 1);
+    EQ(xmit_nic_tx_burst(port[0], 1, (xmit_nic_desc[2]){desc_of(frames[0], length[0]), desc_of(frames[1], length[1])},
+                         2), -EIO);
+    EQ(stats_of(port[0], 1).tx_errors, 2);
+    EQ(xmit_nic_fault(port[0], XMIT_NIC_FAULT_TX_STALL, 2, 1), 0);
+    EQ(send1(port[0], 2, frames[0], length[0]), 0);
+    EQ(xmit_nic_fault(port[0], XMIT_NIC_FAULT_CLEAR, 0, 0), 0);
+    EQ(send1(port[0], 2, frames[0], length[0]), 1);
+    EQ(send1(port[0], 1, frames[0], length[0]), 1);
+    EQ(send1(port[0], 1, frames[0], length[0]), 1);
+    EQ(xmit_nic_close(port[0]), 0);
+    EQ(xmit_nic_tx_burst(port[0], 0, d, 1), -EBADF);
+    EQ(xmit_nic_port_link(port[0], mac, &mtu), -EBADF);
+}
+
+static void test_afpacket(void)
+{
+    begin("afpacket");
+    const unsigned long since = checks;
+    REFUSED("afpacket", -EINVAL, "afpacket spec: key 'if' is missing; name the interface");
+    REFUSED("afpacket:queues=2", -EINVAL, "key 'if' is missing");
+    REFUSED("afpacket:if=", -EINVAL, "afpacket spec: if=: an interface name has 1..15 characters");
+    REFUSED("afpacket:if=abcdefghijklmnop", -EINVAL, "an interface name has 1..15 characters");
+    REFUSED("afpacket:if=a/b", -EINVAL, "if=a/b: an interface name has no '/', ':' or white space");
+    REFUSED("afpacket:if=a:b", -EINVAL, "no '/', ':' or white space");
+    REFUSED("afpacket:if=a b", -EINVAL, "no '/', ':' or white space");
+    REFUSED("afpacket:if=..", -EINVAL, "if=.. is not an interface name");
+    REFUSED("afpacket:if=lo,tx=2", -EINVAL, "afpacket spec: key 'tx' is unknown; known keys: if, queues, ring, frame");
+    REFUSED("afpacket:if=lo,rate=0", -EINVAL, "key 'rate' is unknown");
+    REFUSED("afpacket:if=lo,queues=0", -EINVAL, "afpacket spec: queues=0 is out of range; allowed 1..64");
+    REFUSED("afpacket:if=lo,queues=65", -EINVAL, "queues=65 is out of range; allowed 1..64");
+    REFUSED("afpacket:if=lo,if=lo", -EINVAL, "key 'if' is given twice");
+    REFUSED("loop:queues=2", -EINVAL, "loop spec: key 'queues' is unknown");
+    REFUSED("afpacket:if=xmit-none0,queues=2", -ENODEV,
+            "afpacket: no interface 'xmit-none0' in this network namespace (ip link show lists them)");
+    int64_t loop[2];
+    uint8_t mac[6];
+    uint32_t mtu;
+    EQ(OPEN("loop", loop), 2);
+    EQ(xmit_nic_port_link(loop[0], mac, &mtu), -EOPNOTSUPP);
+    EQ(xmit_nic_port_link(loop[1], NULL, NULL), -EOPNOTSUPP);
+    EQ(xmit_nic_close(loop[0]), 0);
+    EQ(xmit_nic_port_link(0, mac, &mtu), -EBADF);
+
+    /*
+     * The rest needs packet sockets and a namespace of its own, so the host's interfaces are never touched: a
+     * child process makes one if the kernel lets it (root, or CAP_SYS_ADMIN), and says so if not.
+     */
+    fflush(NULL);
+    const pid_t child = fork();
+    CHECK(child >= 0);
+    if (child == 0) {
+        if (unshare(CLONE_NEWNET) != 0) {
+            printf("nic_test: afpacket     traffic skipped: no network namespace of our own (unshare: %s); "
+                   "run as root to test it\n", strerror(errno));
+            exit(0);
+        }
+        afpacket_on_loopback();
+        /* Without CAP_NET_RAW (dropped from this process's effective set) the open says what it needs. */
+        struct __user_cap_header_struct header = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+        struct __user_cap_data_struct caps[2];
+        EQ(syscall(SYS_capget, &header, caps), 0);
+        caps[CAP_NET_RAW / 32].effective &= ~(1u << (CAP_NET_RAW % 32));
+        EQ(syscall(SYS_capset, &header, caps), 0);
+        REFUSED("afpacket:if=lo,queues=4", -EPERM,
+                "afpacket: opening a packet socket needs CAP_NET_RAW: run as root, or grant it with `setcap "
+                "cap_net_raw+ep` on the java binary");
+        printf("nic_test: afpacket     traffic on a private loopback ok (%lu checks)\n", checks - since);
+        exit(0);
+    }
+    int status = 0;
+    EQ(waitpid(child, &status, 0), child);
+    CHECK(WIFEXITED(status));
+    EQ(WEXITSTATUS(status), 0);
+    done(since);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -2551,6 +2807,7 @@ static const struct {
     {"rate", test_rate},           {"faults", test_faults},       {"napi", test_napi},
     {"napi-rate", test_napi_rate}, {"null", test_null},           {"limit", test_device_limit},
     {"threads", test_threads},     {"tx-race", test_tx_race},     {"fuzz", test_fuzz},
+    {"afpacket", test_afpacket},
 };
 
 #define GROUPS (sizeof groups / sizeof groups[0])

@@ -195,7 +195,7 @@ class PipelineConfigTest
             refused("xmit.xps.preset = all"));
         assertEquals("xmit.name = 'has space' must be 1 to 64 letters, digits, '.', '_' or '-'",
             refused("xmit.name = \"has space\""));
-        assertEquals("xmit.device: device spec 'bogus:tx=1': backend 'bogus' is unknown; known backends: null, loop",
+        assertEquals("xmit.device: device spec 'bogus:tx=1': backend 'bogus' is unknown; known backends: null, loop, afpacket",
             refused("xmit.device = \"bogus:tx=1\""));
     }
 

@@ -13,9 +13,12 @@ public final class Errno
     public static final int EBADF = 9;
     public static final int ENOMEM = 12;
     public static final int EFAULT = 14;
+    public static final int ENODEV = 19;
     public static final int EINVAL = 22;
     public static final int ENFILE = 23;
     public static final int EMFILE = 24;
+    public static final int EOPNOTSUPP = 95;
+    public static final int ENETDOWN = 100;
     public static final int ECANCELED = 125;
 
     private Errno()
@@ -40,6 +43,9 @@ public final class Errno
             case EINVAL -> "EINVAL (invalid argument)";
             case ENFILE -> "ENFILE (out of file descriptors for the device's eventfds and epoll)";
             case EMFILE -> "EMFILE (too many open devices)";
+            case ENODEV -> "ENODEV (no such network interface)";
+            case EOPNOTSUPP -> "EOPNOTSUPP (not supported by this backend)";
+            case ENETDOWN -> "ENETDOWN (network interface is down)";
             case ECANCELED -> "ECANCELED (interrupt wait shut down)";
             default -> "errno " + Math.abs(errno);
         };

@@ -27,9 +27,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * pointer and an {@code int64} travel in the same register class, and raw addresses let callers hand over
  * preallocated native arrays with no {@code MemorySegment} per call. They are bound with
  * {@link Linker.Option#critical(boolean) critical(false)} (no thread-state transition): they do bounded work
- * (at most a ring's worth of frames) and wait at most briefly on one of the shim's locks, never on I/O, so the
- * safepoint they can delay is short. {@code xmit_nic_irq_wait} blocks and is bound normally, as are the control
- * calls.
+ * (at most a ring's worth of frames) and wait at most briefly on one of the shim's locks, never on I/O (the
+ * afpacket backend's socket calls never block: MSG_DONTWAIT), so the safepoint they can delay is short.
+ * {@code xmit_nic_irq_wait} blocks and is bound normally, as are the control calls.
  */
 final class NativeShim
 {
@@ -40,6 +40,7 @@ final class NativeShim
     static final MethodHandle OPEN;
     static final MethodHandle CLOSE;
     static final MethodHandle INFO;
+    static final MethodHandle LINK;
     static final MethodHandle TX_BURST;
     static final MethodHandle TX_RECLAIM;
     static final MethodHandle RX_BURST;
@@ -74,6 +75,7 @@ final class NativeShim
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, JAVA_INT));
         CLOSE = bind.plain("xmit_nic_close", FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
         INFO = bind.plain("xmit_nic_info_get", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS));
+        LINK = bind.plain("xmit_nic_port_link", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS));
         TX_BURST = bind.critical("xmit_nic_tx_burst",
             FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
         TX_RECLAIM = bind.critical("xmit_nic_tx_reclaim",

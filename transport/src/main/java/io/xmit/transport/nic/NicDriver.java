@@ -1,5 +1,7 @@
 package io.xmit.transport.nic;
 
+import java.util.Optional;
+
 import io.xmit.pipeline.qdisc.DescriptorBatch;
 
 /**
@@ -25,6 +27,12 @@ public interface NicDriver
 
     /** The largest frame length accepted, in bytes. */
     int maxFrame();
+
+    /** The kernel interface this port drives (afpacket): its MAC and MTU; empty for loop and null. */
+    default Optional<NicLink> link()
+    {
+        return Optional.empty();
+    }
 
     /**
      * Hands the batch's descriptors to TX queue {@code queue}; the shim copies the frames before returning.

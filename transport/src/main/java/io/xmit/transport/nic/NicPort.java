@@ -3,6 +3,7 @@ package io.xmit.transport.nic;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Reference;
+import java.util.Optional;
 
 import io.xmit.pipeline.qdisc.DescriptorBatch;
 
@@ -25,9 +26,10 @@ final class NicPort implements NicDriver
     private final int rxQueues;
     private final int ringSize;
     private final int maxFrame;
+    private final Optional<NicLink> link;
 
     private NicPort(final long handle, final int port, final int txQueues, final int rxQueues, final int ringSize,
-        final int maxFrame)
+        final int maxFrame, final Optional<NicLink> link)
     {
         this.handle = handle;
         this.port = port;
@@ -35,6 +37,7 @@ final class NicPort implements NicDriver
         this.rxQueues = rxQueues;
         this.ringSize = ringSize;
         this.maxFrame = maxFrame;
+        this.link = link;
     }
 
     /**
@@ -48,7 +51,7 @@ final class NicPort implements NicDriver
             final MemorySegment info = arena.allocate(INFO_LENGTH, 8);
             check((int)NativeShim.INFO.invokeExact(handle, info), "to describe port handle " + handle);
             return new NicPort(handle, info.get(JAVA_INT, 12), info.get(JAVA_INT, 16), info.get(JAVA_INT, 20),
-                info.get(JAVA_INT, 24), info.get(JAVA_INT, 28));
+                info.get(JAVA_INT, 24), info.get(JAVA_INT, 28), linkOf(handle, arena));
         }
         catch (final NicException ex)
         {
@@ -58,6 +61,25 @@ final class NicPort implements NicDriver
         {
             throw downcallFailed("xmit_nic_info_get", ex);
         }
+    }
+
+    /** The port's interface, or empty for a backend without one ({@code -EOPNOTSUPP}). */
+    private static Optional<NicLink> linkOf(final long handle, final Arena arena) throws Throwable
+    {
+        final MemorySegment mac = arena.allocate(6);
+        final MemorySegment mtu = arena.allocate(JAVA_INT);
+        final int result = (int)NativeShim.LINK.invokeExact(handle, mac, mtu);
+        if (result == -Errno.EOPNOTSUPP)
+        {
+            return Optional.empty();
+        }
+        check(result, "to describe the interface of port handle " + handle);
+        long address = 0;
+        for (int i = 0; i < 6; i++)
+        {
+            address = address << 8 | (mac.get(JAVA_BYTE, i) & 0xFF);
+        }
+        return Optional.of(new NicLink(address, mtu.get(JAVA_INT, 0)));
     }
 
     long handle()
@@ -93,6 +115,12 @@ final class NicPort implements NicDriver
     public int maxFrame()
     {
         return maxFrame;
+    }
+
+    @Override
+    public Optional<NicLink> link()
+    {
+        return link;
     }
 
     /** The raw form, for tests of the shim's argument checks: any address reaches the shim as it is. */

@@ -11,8 +11,10 @@ import java.util.Set;
  * ring (2..65536, default 1024), {@code frame} the largest frame in bytes (64..16384, default 2048) and, for
  * {@code loop} only, {@code rate}: 0 (unlimited, the default) or one or two terms joined by {@code +}, each a
  * number with unit {@code pps kpps Mpps bps kbit Mbit Gbit} (a bare number is packets/s), e.g.
- * {@code rate=1Mpps+1Gbit}. The shim checks the same rules again; parsing here gives the caller an exception
- * naming the bad key or value before anything is opened.
+ * {@code rate=1Mpps+1Gbit}. {@code afpacket} drives a kernel interface instead: {@code if} names it (required,
+ * 1..15 characters, no {@code /}, {@code :} or white space) and {@code queues} counts both its TX and its RX
+ * queues (1..64, default 1), e.g. {@code afpacket:if=eth1,queues=4,ring=1024}. The shim checks the same rules
+ * again; parsing here gives the caller an exception naming the bad key or value before anything is opened.
  *
  * @param backend   which shim backend drives the device.
  * @param txQueues  TX queues per port.
@@ -21,9 +23,10 @@ import java.util.Set;
  * @param maxFrame  the largest frame length, in bytes.
  * @param ratePps   the wire rate in packets/s, 0 for unlimited.
  * @param rateBps   the wire rate in bits/s (frame plus 24 bytes of Ethernet overhead), 0 for unlimited.
+ * @param interfaceName afpacket: the kernel interface the port drives; null for the other backends.
  */
 public record NicSpec(Backend backend, int txQueues, int rxQueues, int ringSize, int maxFrame, long ratePps,
-    long rateBps)
+    long rateBps, String interfaceName)
 {
     public static final int MAX_QUEUES = 64;
     public static final int MIN_RING = 2;
@@ -32,6 +35,8 @@ public record NicSpec(Backend backend, int txQueues, int rxQueues, int ringSize,
     public static final int MAX_FRAME = 16384;
     public static final int DEFAULT_RING = 1024;
     public static final int DEFAULT_FRAME = 2048;
+    /** IFNAMSIZ less its NUL. */
+    public static final int MAX_INTERFACE_NAME = 15;
 
     /** The shim backends. */
     public enum Backend
@@ -39,7 +44,9 @@ public record NicSpec(Backend backend, int txQueues, int rxQueues, int ringSize,
         /** One port that accepts and counts: for benchmarks of everything above the driver. */
         NULL("null", 1, List.of("tx", "rx", "ring", "frame")),
         /** Two ports, A and B, back to back like a veth pair, with RSS and an optional wire rate. */
-        LOOP("loop", 2, List.of("tx", "rx", "ring", "frame", "rate"));
+        LOOP("loop", 2, List.of("tx", "rx", "ring", "frame", "rate")),
+        /** One port on a kernel network interface, through one AF_PACKET socket per queue. */
+        AFPACKET("afpacket", 1, List.of("if", "queues", "ring", "frame"));
 
         private final String label;
         private final int ports;
@@ -74,7 +81,7 @@ public record NicSpec(Backend backend, int txQueues, int rxQueues, int ringSize,
                 }
             }
             throw new IllegalArgumentException("device spec '" + spec + "': backend '" + label +
-                "' is unknown; known backends: null, loop");
+                "' is unknown; known backends: null, loop, afpacket");
         }
     }
 
@@ -85,7 +92,7 @@ public record NicSpec(Backend backend, int txQueues, int rxQueues, int ringSize,
     {
         if (backend == null)
         {
-            throw new IllegalArgumentException("device spec: backend is missing; known backends: null, loop");
+            throw new IllegalArgumentException("device spec: backend is missing; known backends: null, loop, afpacket");
         }
         checkRange("tx", txQueues, 1, MAX_QUEUES);
         checkRange("rx", rxQueues, 1, MAX_QUEUES);
@@ -101,6 +108,27 @@ public record NicSpec(Backend backend, int txQueues, int rxQueues, int ringSize,
             throw new IllegalArgumentException("device spec: backend " + backend.label +
                 " has no wire rate; only loop does");
         }
+        if (backend == Backend.AFPACKET)
+        {
+            checkInterfaceName(interfaceName);
+            if (txQueues != rxQueues)
+            {
+                throw new IllegalArgumentException("device spec: afpacket has as many TX as RX queues (queues=N); " +
+                    "got " + txQueues + " TX and " + rxQueues + " RX");
+            }
+        }
+        else if (interfaceName != null)
+        {
+            throw new IllegalArgumentException("device spec: backend " + backend.label +
+                " has no interface; only afpacket does");
+        }
+    }
+
+    /** A spec of a backend without an interface (null, loop). */
+    public NicSpec(final Backend backend, final int txQueues, final int rxQueues, final int ringSize,
+        final int maxFrame, final long ratePps, final long rateBps)
+    {
+        this(backend, txQueues, rxQueues, ringSize, maxFrame, ratePps, rateBps, null);
     }
 
     /**
@@ -122,6 +150,7 @@ public record NicSpec(Backend backend, int txQueues, int rxQueues, int ringSize,
         int frame = DEFAULT_FRAME;
         long pps = 0;
         long bps = 0;
+        String interfaceName = null;
         if (colon >= 0)
         {
             final Set<String> seen = new HashSet<>();
@@ -150,6 +179,12 @@ public record NicSpec(Backend backend, int txQueues, int rxQueues, int ringSize,
                     case "rx" -> rx = parseInt(spec, key, value, 1, MAX_QUEUES);
                     case "ring" -> ring = parseInt(spec, key, value, MIN_RING, MAX_RING);
                     case "frame" -> frame = parseInt(spec, key, value, MIN_FRAME, MAX_FRAME);
+                    case "queues" ->
+                    {
+                        tx = parseInt(spec, key, value, 1, MAX_QUEUES);
+                        rx = tx;
+                    }
+                    case "if" -> interfaceName = value;
                     default ->
                     {
                         final long[] rate = parseRate(spec, value);
@@ -159,13 +194,23 @@ public record NicSpec(Backend backend, int txQueues, int rxQueues, int ringSize,
                 }
             }
         }
-        return new NicSpec(backend, tx, rx, ring, frame, pps, bps);
+        if (backend == Backend.AFPACKET && interfaceName == null)
+        {
+            throw new IllegalArgumentException("device spec '" + spec + "': key 'if' is missing; name the " +
+                "interface, e.g. afpacket:if=eth1,queues=4");
+        }
+        return new NicSpec(backend, tx, rx, ring, frame, pps, bps, interfaceName);
     }
 
     /** The canonical spec string, the form handed to the shim. */
     @Override
     public String toString()
     {
+        if (backend == Backend.AFPACKET)
+        {
+            return backend.label + ":if=" + interfaceName + ",queues=" + txQueues + ",ring=" + ringSize +
+                ",frame=" + maxFrame;
+        }
         final StringBuilder text = new StringBuilder(backend.label)
             .append(":tx=").append(txQueues)
             .append(",rx=").append(rxQueues)
@@ -200,6 +245,29 @@ public record NicSpec(Backend backend, int txQueues, int rxQueues, int ringSize,
         {
             throw new IllegalArgumentException(
                 "device spec: " + key + "=" + value + " is out of range; allowed " + min + ".." + max);
+        }
+    }
+
+    /** What the kernel accepts as a name (dev_valid_name), as the shim checks it. */
+    private static void checkInterfaceName(final String name)
+    {
+        if (name == null || name.isEmpty() || name.length() > MAX_INTERFACE_NAME)
+        {
+            throw new IllegalArgumentException("device spec: if=" + name + ": an interface name has 1.." +
+                MAX_INTERFACE_NAME + " characters");
+        }
+        if (name.equals(".") || name.equals(".."))
+        {
+            throw new IllegalArgumentException("device spec: if=" + name + " is not an interface name");
+        }
+        for (int i = 0; i < name.length(); i++)
+        {
+            final char c = name.charAt(i);
+            if (c == '/' || c == ':' || c == ',' || c == '=' || Character.isWhitespace(c) || c > 0x7E)
+            {
+                throw new IllegalArgumentException("device spec: if=" + name +
+                    ": an interface name has no '/', ':', ',', '=', white space or non-ASCII characters");
+            }
         }
     }
 

@@ -38,7 +38,8 @@ class NicSpecTest
     void badSpecsNameTheKeyOrValueAndWhatIsAllowed()
     {
         assertRefused("", "device spec is empty; expected e.g. 'loop:tx=4,rx=4,ring=1024,rate=0'");
-        assertRefused("veth:tx=1", "device spec 'veth:tx=1': backend 'veth' is unknown; known backends: null, loop");
+        assertRefused("veth:tx=1",
+            "device spec 'veth:tx=1': backend 'veth' is unknown; known backends: null, loop, afpacket");
         assertRefused("loop:txq=4",
             "device spec 'loop:txq=4': key 'txq' is unknown for loop; known keys: tx, rx, ring, frame, rate");
         assertRefused("loop:tx=0", "device spec 'loop:tx=0': tx=0 is out of range; allowed 1..64");
@@ -69,6 +70,40 @@ class NicSpecTest
         assertRefused("loop:rate=1+2+3", "device spec 'loop:rate=1+2+3': rate=1+2+3 has more than two terms; " +
             "allowed 0, or one or two terms joined by '+', each a number with unit pps, kpps, Mpps, bps, kbit, " +
             "Mbit or Gbit (e.g. 1Mpps+1Gbit)");
+    }
+
+    @Test
+    void afpacketNamesItsInterfaceAndCountsBothDirectionsWithQueues()
+    {
+        final NicSpec spec = NicSpec.parse("afpacket:if=veth1,queues=4,ring=512");
+        assertEquals(new NicSpec(NicSpec.Backend.AFPACKET, 4, 4, 512, 2048, 0, 0, "veth1"), spec);
+        assertEquals("afpacket:if=veth1,queues=4,ring=512,frame=2048", spec.toString());
+        assertEquals(spec, NicSpec.parse(spec.toString()));
+        assertEquals(1, spec.backend().ports());
+        assertEquals("afpacket:if=eth0,queues=1,ring=1024,frame=2048", NicSpec.parse("afpacket:if=eth0").toString());
+    }
+
+    @Test
+    void badAfpacketSpecsNameTheKeyOrValue()
+    {
+        assertRefused("afpacket", "device spec 'afpacket': key 'if' is missing; name the interface, e.g. " +
+            "afpacket:if=eth1,queues=4");
+        assertRefused("afpacket:if=eth0,tx=2", "device spec 'afpacket:if=eth0,tx=2': key 'tx' is unknown for " +
+            "afpacket; known keys: if, queues, ring, frame");
+        assertRefused("afpacket:if=eth0,queues=65",
+            "device spec 'afpacket:if=eth0,queues=65': queues=65 is out of range; allowed 1..64");
+        assertRefused("afpacket:if=abcdefghijklmnop",
+            "device spec: if=abcdefghijklmnop: an interface name has 1..15 characters");
+        assertRefused("afpacket:if=a/b", "device spec: if=a/b: an interface name has no '/', ':', ',', '=', " +
+            "white space or non-ASCII characters");
+        assertRefused("loop:if=eth0", "device spec 'loop:if=eth0': key 'if' is unknown for loop; known keys: " +
+            "tx, rx, ring, frame, rate");
+        assertEquals("device spec: backend loop has no interface; only afpacket does",
+            assertThrows(IllegalArgumentException.class,
+                () -> new NicSpec(NicSpec.Backend.LOOP, 1, 1, 1024, 2048, 0, 0, "eth0")).getMessage());
+        assertEquals("device spec: afpacket has as many TX as RX queues (queues=N); got 2 TX and 1 RX",
+            assertThrows(IllegalArgumentException.class,
+                () -> new NicSpec(NicSpec.Backend.AFPACKET, 2, 1, 1024, 2048, 0, 0, "eth0")).getMessage());
     }
 
     private static void assertRefused(final String spec, final String message)
