@@ -340,7 +340,7 @@ public final class Pipeline implements AutoCloseable
                 counters.allocate(CounterType.SOCKET_SEND_REFUSED, scope)};
             final UdpSocket[] holder = new UdpSocket[1];
             final UdpSocket socket = new UdpSocket(id, cpu, port, local, "*".equals(options.address()),
-                options.priority(), options.sendBufferPackets(), publication, subscription, sendCounters,
+                options.reusePort(), options.priority(), options.sendBufferPackets(), publication, subscription, sendCounters,
                 () -> closeSocket(holder[0]));
             holder[0] = socket;
             try

@@ -17,6 +17,8 @@ import io.xmit.pipeline.flow.FlowKey;
  * @param connectTo         the peer to connect to, or null.
  * @param sendBufferPackets the most packets in flight before {@link SendResult#SEND_BUFFER_FULL}; 0 for no limit.
  * @param priority          the packets' priority (SO_PRIORITY, 0..15 count for pfifo_fast's band).
+ * @param reusePort         SO_REUSEPORT: unconnected sockets that all set it may bind the same address and port; each
+ *                          datagram goes to the one on the CPU that received it (see {@link SocketTable}).
  */
 public record SocketOptions(
     int port,
@@ -28,7 +30,8 @@ public record SocketOptions(
     ActorRef<Datagrams> target,
     Endpoint connectTo,
     long sendBufferPackets,
-    int priority)
+    int priority,
+    boolean reusePort)
 {
     public SocketOptions
     {
@@ -62,60 +65,67 @@ public record SocketOptions(
     /** An IPv4 socket on port 0's own address, receiving nothing until a handler or target is set. */
     public static SocketOptions udp4(final int localPort)
     {
-        return new SocketOptions(0, FlowKey.FAMILY_IPV4, null, localPort, -1, null, null, null, 0, 0);
+        return new SocketOptions(0, FlowKey.FAMILY_IPV4, null, localPort, -1, null, null, null, 0, 0, false);
     }
 
     /** An IPv6 socket on port 0's own address. */
     public static SocketOptions udp6(final int localPort)
     {
-        return new SocketOptions(0, FlowKey.FAMILY_IPV6, null, localPort, -1, null, null, null, 0, 0);
+        return new SocketOptions(0, FlowKey.FAMILY_IPV6, null, localPort, -1, null, null, null, 0, 0, false);
     }
 
     public SocketOptions onPort(final int devicePort)
     {
         return new SocketOptions(devicePort, family, address, localPort, cpu, handler, target, connectTo,
-            sendBufferPackets, priority);
+            sendBufferPackets, priority, reusePort);
     }
 
     public SocketOptions bindTo(final String localAddress)
     {
         return new SocketOptions(port, family, localAddress, localPort, cpu, handler, target, connectTo,
-            sendBufferPackets, priority);
+            sendBufferPackets, priority, reusePort);
     }
 
     public SocketOptions onCpu(final int socketCpu)
     {
         return new SocketOptions(port, family, address, localPort, socketCpu, handler, target, connectTo,
-            sendBufferPackets, priority);
+            sendBufferPackets, priority, reusePort);
     }
 
     public SocketOptions handler(final DatagramHandler datagramHandler)
     {
         return new SocketOptions(port, family, address, localPort, cpu, datagramHandler, null, connectTo,
-            sendBufferPackets, priority);
+            sendBufferPackets, priority, reusePort);
     }
 
     public SocketOptions deliverTo(final ActorRef<Datagrams> actor)
     {
         return new SocketOptions(port, family, address, localPort, cpu, null, actor, connectTo, sendBufferPackets,
-            priority);
+            priority, reusePort);
     }
 
     public SocketOptions connect(final Endpoint peer)
     {
         return new SocketOptions(port, family, address, localPort, cpu, handler, target, peer, sendBufferPackets,
-            priority);
+            priority, reusePort);
     }
 
     public SocketOptions sendBuffer(final long packets)
     {
         return new SocketOptions(port, family, address, localPort, cpu, handler, target, connectTo, packets,
-            priority);
+            priority, reusePort);
+    }
+
+    /** SO_REUSEPORT: one of a group of sockets on one address and port, as a server's per-CPU workers bind. */
+    public SocketOptions reusePort(final boolean share)
+    {
+        return new SocketOptions(port, family, address, localPort, cpu, handler, target, connectTo, sendBufferPackets,
+            priority, share);
     }
 
     public SocketOptions priority(final int packetPriority)
     {
         return new SocketOptions(port, family, address, localPort, cpu, handler, target, connectTo,
-            sendBufferPackets, packetPriority);
+            sendBufferPackets, packetPriority, reusePort);
     }
 }
