@@ -42,6 +42,11 @@ final class RunScenario
 {
     static final int SERVICE_PORT = 11211;
     static final int FIRST_CLIENT_PORT = 40000;
+    /**
+     * SO_RCVBUF of each service socket, as a UDP server sets a large one: it takes a whole CPU's share of requests
+     * (a second of them at the default rate), where each client socket takes one flow's.
+     */
+    static final int SERVICE_RECEIVE_BUFFER = 4 << 20;
 
     private static final Logger LOG = LoggerFactory.getLogger(RunScenario.class);
     private static final long SPIN_NS = 20_000;
@@ -218,6 +223,7 @@ final class RunScenario
             // One reply buffer per socket: its handler runs on its CPU only.
             final UnsafeBuffer buffer = new UnsafeBuffer(new byte[2048]);
             pipeline.openUdp(SocketOptions.udp4(SERVICE_PORT).bindTo("*").reusePort(true).onCpu(cpu)
+                .receiveBuffer(SERVICE_RECEIVE_BUFFER)
                 .handler((socket, request) ->
                 {
                     buffer.putBytes(0, request.buffer(), request.payloadOffset(), request.payloadLength());
