@@ -373,6 +373,16 @@ public final class Pipeline implements AutoCloseable
                 " (or -1 for any)");
         }
         final FlowKey local = localKey(port, options);
+        final int receiveTerm = options.receiveBuffer() > 0 ? options.receiveBuffer() : config.socketRingTerm();
+        try
+        {
+            RingsConfig.defaults().withMaxFrameLength(Math.max(port.maxFrame(), RingsConfig.MIN_FRAME_LENGTH))
+                .withIpcTermLength(receiveTerm);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalArgumentException("socket receive buffer " + receiveTerm + ": " + ex.getMessage(), ex);
+        }
         synchronized (this)
         {
             checkOpen();
@@ -381,7 +391,7 @@ public final class Pipeline implements AutoCloseable
             final RingDoorbell doorbell = new RingDoorbell(wake);
             final int stream = SOCKET_STREAM_BASE + id;
             final PacketSubscription subscription = rings.addSubscription(stream, doorbell);
-            final PacketPublication publication = rings.addPublication(stream, doorbell, config.socketRingTerm());
+            final PacketPublication publication = rings.addPublication(stream, doorbell, receiveTerm);
             final String scope = "port=" + port.port() + " socket=" + id;
             final AtomicCounter[] sendCounters = {
                 counters.allocate(CounterType.SOCKET_SENT, scope),
@@ -390,7 +400,7 @@ public final class Pipeline implements AutoCloseable
                 counters.allocate(CounterType.STAGE_RESTARTS, scope + " stage=socket")};
             final UdpSocket[] holder = new UdpSocket[1];
             final UdpSocket socket = new UdpSocket(id, cpu, port, local, "*".equals(options.address()),
-                options.priority(), options.sendBufferPackets(), publication, subscription, sendCounters,
+                options.reusePort(), options.priority(), options.sendBufferPackets(), publication, subscription, sendCounters,
                 () -> closeSocket(holder[0]));
             holder[0] = socket;
             try

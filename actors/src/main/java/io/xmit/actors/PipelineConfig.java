@@ -3,8 +3,13 @@ package io.xmit.actors;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigList;
+import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigRenderOptions;
+import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
+import com.typesafe.config.ConfigValueType;
+import io.xmit.pipeline.xps.XpsMask;
 import io.xmit.transport.nic.NicSpec;
 import io.xmit.transport.ring.RingsConfig;
 
@@ -13,6 +18,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Everything a pipeline is built from, validated: the device, the CPUs, the qdisc, the rings, the ports' addresses
@@ -76,6 +83,19 @@ public record PipelineConfig(
     public static final Duration DEFAULT_TX_WATCHDOG_TIMEOUT = Duration.ofSeconds(5);
     /** Short enough for a stop on JVM shutdown to fit Akka's 5 s phase timeout, close included. */
     public static final Duration DEFAULT_STOP_DEADLINE = Duration.ofSeconds(3);
+
+    /**
+     * The keys under {@code xmit} a pipeline reads. {@code tx-watchdog.timeout} and {@code stop.deadline} are read by
+     * the TX watchdog and graceful stop.
+     */
+    public static final List<String> KEYS = List.of("name", "device", "cpus", "cores", "dispatcher-throughput",
+        "qdisc.quota", "qdisc.bulk-limit", "qdisc.band-limit", "qdisc.overflow", "spin-polls", "spin-time",
+        "socket-spin-polls", "rx.burst", "rings.qdisc-term-length", "rings.socket-term-length", "ports", "xps.preset",
+        "xps.maps", "counters.directory", "tx-watchdog.timeout", "stop.deadline");
+    private static final List<String> PORT_KEYS = List.of("mac", "ipv4", "ipv6", "peer-mac");
+    private static final List<String> XPS_MAP_KEYS = List.of("port", "txq", "cpus", "rxqs");
+    /** An application may define the CPU dispatchers {@code xmit.cpu-i} itself (see {@code Cpus}). */
+    private static final Pattern CPU_DISPATCHER = Pattern.compile("cpu-\\d+");
 
     /**
      * Addresses of one device port (the pipeline has no ARP yet: the next hop's MAC is configured).
@@ -144,10 +164,9 @@ public record PipelineConfig(
             throw new IllegalArgumentException("xmit.xps.preset must be set (none, cpus or rxqs)");
         }
         xps = List.copyOf(xps);
-        for (final XpsEntry entry : xps)
+        for (int i = 0; i < xps.size(); i++)
         {
-            check("xmit.xps.maps[].port", entry.port(), 0, ports.size() - 1);
-            check("xmit.xps.maps[].txq", entry.txq(), 0, spec.txQueues() - 1);
+            checkXpsEntry("xmit.xps.maps[" + i + "].", xps.get(i), ports.size(), spec, cpus);
         }
         if (null == countersDir)
         {
@@ -335,94 +354,217 @@ public record PipelineConfig(
     }
 
     /**
-     * Reads {@code xmit { … }} from {@code config}; missing keys take {@link #defaults()}. Unknown keys are not
-     * rejected here (the command line's validation does that, issue 6); a bad value is.
+     * Reads {@code xmit { … }} from {@code config}; missing keys take {@link #defaults()}. Every key under
+     * {@code xmit} must be one this class knows (or a CPU dispatcher {@code xmit.cpu-i}), so a misspelt key is an
+     * error rather than a default silently kept; a caller with keys of its own under {@code xmit} removes them first
+     * ({@link Config#withoutPath}).
      *
-     * @throws IllegalArgumentException naming the key, the value and what is allowed.
+     * @throws IllegalArgumentException with a one-line message naming the key, the value and what is allowed.
      */
     public static PipelineConfig fromConfig(final Config root)
     {
-        final PipelineConfig d = defaults();
         try
         {
-            final Config config = root.hasPath("xmit") ? root.getConfig("xmit") : ConfigFactory.empty();
-            final String device = string(config, "device", d.device);
-            final int cpus = integer(config, "cpus", d.cpus);
-            final List<Integer> cores = config.hasPath("cores") ? config.getIntList("cores") : List.of();
-            final List<PortAddress> ports = new ArrayList<>(defaultPorts(device));
-            if (config.hasPath("ports"))
-            {
-                final List<? extends Config> list = config.getConfigList("ports");
-                for (int i = 0; i < list.size() && i < ports.size(); i++)
-                {
-                    ports.set(i, port(list.get(i), i, ports.get(i)));
-                }
-                if (list.size() != ports.size())
-                {
-                    throw new IllegalArgumentException("xmit.ports has " + list.size() + " entries but device '" +
-                        device + "' has " + ports.size() + " port(s)");
-                }
-            }
-            final List<XpsEntry> xps = new ArrayList<>();
-            if (config.hasPath("xps.maps"))
-            {
-                for (final Config entry : config.getConfigList("xps.maps"))
-                {
-                    xps.add(new XpsEntry(entry.getInt("port"), entry.getInt("txq"),
-                        entry.hasPath("cpus") ? entry.getString("cpus") : null,
-                        entry.hasPath("rxqs") ? entry.getString("rxqs") : null));
-                }
-            }
-            return new PipelineConfig(
-                string(config, "name", d.name),
-                device,
-                cpus,
-                cores,
-                integer(config, "dispatcher-throughput", d.throughput),
-                integer(config, "qdisc.quota", d.quota),
-                integer(config, "qdisc.bulk-limit", d.bulkLimit),
-                integer(config, "qdisc.band-limit", d.bandLimit),
-                config.hasPath("qdisc.overflow") ?
-                    OverflowPolicy.of("xmit.qdisc.overflow", config.getString("qdisc.overflow")) : d.overflow,
-                integer(config, "spin-polls", d.spinPolls),
-                config.hasPath("spin-time") ? config.getDuration("spin-time").toNanos() : d.spinNanos,
-                integer(config, "socket-spin-polls", d.socketSpinPolls),
-                integer(config, "rx.burst", d.rxBurst),
-                bytes(config, "rings.qdisc-term-length", d.qdiscRingTerm),
-                bytes(config, "rings.socket-term-length", d.socketRingTerm),
-                ports,
-                config.hasPath("xps.preset") ?
-                    XpsPreset.of("xmit.xps.preset", config.getString("xps.preset")) : d.xpsPreset,
-                xps,
-                config.hasPath("counters.directory") ? Path.of(config.getString("counters.directory")) :
-                    d.countersDir,
-                config.hasPath("tx-watchdog.timeout") ? config.getDuration("tx-watchdog.timeout") :
-                    d.txWatchdogTimeout,
-                config.hasPath("stop.deadline") ? config.getDuration("stop.deadline") : d.stopDeadline);
+            return read(root);
         }
         catch (final ConfigException ex)
         {
+            // What the checks below do not foresee (an unresolved substitution, say) keeps HOCON's own message.
             throw new IllegalArgumentException(ex.getMessage(), ex);
         }
+    }
+
+    private static PipelineConfig read(final Config root)
+    {
+        final PipelineConfig d = defaults();
+        final ConfigValue section = root.root().get("xmit");
+        if (null != section && ConfigValueType.OBJECT != section.valueType() &&
+            ConfigValueType.NULL != section.valueType())
+        {
+            throw new IllegalArgumentException("xmit = " + render(section) +
+                " is not an object; the configuration goes in xmit { … }");
+        }
+        final Config config = root.hasPath("xmit") ? root.getConfig("xmit") : ConfigFactory.empty();
+        checkKeys(config);
+        final String device = string(config, "device", d.device);
+        final int cpus = integer(config, "cpus", d.cpus);
+        final List<PortAddress> ports = new ArrayList<>(defaultPorts(device));
+        final List<Config> portList = objects(config, "ports", PORT_KEYS);
+        for (int i = 0; i < portList.size() && i < ports.size(); i++)
+        {
+            ports.set(i, port(portList.get(i), i, ports.get(i)));
+        }
+        if (config.hasPath("ports") && portList.size() != ports.size())
+        {
+            throw new IllegalArgumentException("xmit.ports has " + portList.size() + " entries but device '" +
+                device + "' has " + ports.size() + " port(s)");
+        }
+        final List<XpsEntry> xps = new ArrayList<>();
+        final List<Config> maps = objects(config, "xps.maps", XPS_MAP_KEYS);
+        for (int i = 0; i < maps.size(); i++)
+        {
+            final Config entry = maps.get(i);
+            final String at = "xmit.xps.maps[" + i + "].";
+            if (!entry.hasPath("port") || !entry.hasPath("txq"))
+            {
+                throw new IllegalArgumentException("xmit.xps.maps[" + i + "] = " + render(entry.root()) +
+                    " needs a port and a txq, e.g. { port = 0, txq = 1, cpus = \"2\" }");
+            }
+            xps.add(new XpsEntry(wholeNumber(at + "port", entry.getValue("port")),
+                wholeNumber(at + "txq", entry.getValue("txq")),
+                entry.hasPath("cpus") ? text(at + "cpus", entry.getValue("cpus")) : null,
+                entry.hasPath("rxqs") ? text(at + "rxqs", entry.getValue("rxqs")) : null));
+        }
+        return new PipelineConfig(
+            string(config, "name", d.name),
+            device,
+            cpus,
+            cores(config),
+            integer(config, "dispatcher-throughput", d.throughput),
+            integer(config, "qdisc.quota", d.quota),
+            integer(config, "qdisc.bulk-limit", d.bulkLimit),
+            integer(config, "qdisc.band-limit", d.bandLimit),
+            config.hasPath("qdisc.overflow") ?
+                OverflowPolicy.of("xmit.qdisc.overflow", string(config, "qdisc.overflow", null)) : d.overflow,
+            integer(config, "spin-polls", d.spinPolls),
+            config.hasPath("spin-time") ? duration(config, "spin-time").toNanos() : d.spinNanos,
+            integer(config, "socket-spin-polls", d.socketSpinPolls),
+            integer(config, "rx.burst", d.rxBurst),
+            bytes(config, "rings.qdisc-term-length", d.qdiscRingTerm),
+            bytes(config, "rings.socket-term-length", d.socketRingTerm),
+            ports,
+            config.hasPath("xps.preset") ?
+                XpsPreset.of("xmit.xps.preset", string(config, "xps.preset", null)) : d.xpsPreset,
+            xps,
+            config.hasPath("counters.directory") ? Path.of(string(config, "counters.directory", null)) :
+                d.countersDir,
+            config.hasPath("tx-watchdog.timeout") ? duration(config, "tx-watchdog.timeout") : d.txWatchdogTimeout,
+            config.hasPath("stop.deadline") ? duration(config, "stop.deadline") : d.stopDeadline);
+    }
+
+    /** Every path under {@code xmit} must be a known key, or inside a CPU dispatcher's definition. */
+    private static void checkKeys(final Config config)
+    {
+        for (final Map.Entry<String, ConfigValue> entry : config.entrySet())
+        {
+            final String path = entry.getKey();
+            final List<String> parts = ConfigUtil.splitPath(path);
+            if (!KEYS.contains(path) && !CPU_DISPATCHER.matcher(parts.get(0)).matches())
+            {
+                throw unknownKey("xmit.", parts, entry.getValue(), KEYS);
+            }
+        }
+    }
+
+    /**
+     * The message for a key nobody reads: the keys that are allowed beside it, or, where an object of keys was
+     * expected and a value found, that object's keys.
+     */
+    private static IllegalArgumentException unknownKey(
+        final String prefix, final List<String> parts, final ConfigValue value, final List<String> known)
+    {
+        final String path = String.join(".", parts);
+        final List<String> inside = new ArrayList<>();
+        for (final String key : known)
+        {
+            if (key.startsWith(path + "."))
+            {
+                inside.add(key.substring(path.length() + 1));
+            }
+        }
+        if (!inside.isEmpty())
+        {
+            return new IllegalArgumentException(prefix + path + " = " + render(value) + " is not an object; " +
+                prefix + path + " holds " + String.join(", ", inside));
+        }
+        final String parent = parts.size() > 1 ? String.join(".", parts.subList(0, parts.size() - 1)) + "." : "";
+        final List<String> siblings = new ArrayList<>();
+        for (final String key : known)
+        {
+            if (key.startsWith(parent) && !siblings.contains(key.substring(parent.length()).split("\\.")[0]))
+            {
+                siblings.add(key.substring(parent.length()).split("\\.")[0]);
+            }
+        }
+        final String where = parent.isEmpty() ? prefix.substring(0, prefix.length() - 1) :
+            prefix + parent.substring(0, parent.length() - 1);
+        return new IllegalArgumentException(prefix + path + " = " + render(value) + " is not a known key; " + where +
+            (siblings.isEmpty() ? " holds no such key" : " knows " + String.join(", ", siblings)));
+    }
+
+    /** The list of objects at {@code key}, each holding only {@code keys}; empty when absent. */
+    private static List<Config> objects(final Config config, final String key, final List<String> keys)
+    {
+        if (!config.hasPath(key))
+        {
+            return List.of();
+        }
+        final ConfigValue value = config.getValue(key);
+        if (ConfigValueType.LIST != value.valueType())
+        {
+            throw new IllegalArgumentException("xmit." + key + " = " + render(value) + " is not a list of objects {" +
+                String.join(", ", keys) + "}");
+        }
+        final List<Config> objects = new ArrayList<>();
+        final ConfigList list = (ConfigList)value;
+        for (int i = 0; i < list.size(); i++)
+        {
+            final String at = "xmit." + key + "[" + i + "]";
+            if (ConfigValueType.OBJECT != list.get(i).valueType())
+            {
+                throw new IllegalArgumentException(at + " = " + render(list.get(i)) + " is not an object {" +
+                    String.join(", ", keys) + "}");
+            }
+            final Config entry = ((ConfigObject)list.get(i)).toConfig();
+            for (final Map.Entry<String, ConfigValue> field : entry.entrySet())
+            {
+                if (!keys.contains(field.getKey()))
+                {
+                    throw unknownKey(at + ".", ConfigUtil.splitPath(field.getKey()), field.getValue(), keys);
+                }
+            }
+            objects.add(entry);
+        }
+        return objects;
+    }
+
+    private static List<Integer> cores(final Config config)
+    {
+        if (!config.hasPath("cores"))
+        {
+            return List.of();
+        }
+        final ConfigValue value = config.getValue("cores");
+        if (ConfigValueType.LIST != value.valueType())
+        {
+            throw new IllegalArgumentException("xmit.cores = " + render(value) + " is not a list of cores, e.g. [2, 3]");
+        }
+        final List<Integer> cores = new ArrayList<>();
+        for (final ConfigValue core : (ConfigList)value)
+        {
+            cores.add(wholeNumber("xmit.cores[" + cores.size() + "]", core));
+        }
+        return cores;
     }
 
     private static PortAddress port(final Config config, final int index, final PortAddress defaults)
     {
         final String at = "xmit.ports[" + index + "].";
-        final long mac = config.hasPath("mac") ? parseMac(at + "mac", config.getString("mac")) : defaults.mac();
+        final long mac = config.hasPath("mac") ?
+            parseMac(at + "mac", text(at + "mac", config.getValue("mac"))) : defaults.mac();
         final long peer = config.hasPath("peer-mac") ?
-            parseMac(at + "peer-mac", config.getString("peer-mac")) : defaults.peerMac();
+            parseMac(at + "peer-mac", text(at + "peer-mac", config.getValue("peer-mac"))) : defaults.peerMac();
         int ipv4 = defaults.ipv4();
         long hi = defaults.ipv6Hi();
         long lo = defaults.ipv6Lo();
         if (config.hasPath("ipv4"))
         {
-            final byte[] a = address(at + "ipv4", config.getString("ipv4"), 4);
+            final byte[] a = address(at + "ipv4", text(at + "ipv4", config.getValue("ipv4")), 4);
             ipv4 = ((a[0] & 0xFF) << 24) | ((a[1] & 0xFF) << 16) | ((a[2] & 0xFF) << 8) | (a[3] & 0xFF);
         }
         if (config.hasPath("ipv6"))
         {
-            final byte[] a = address(at + "ipv6", config.getString("ipv6"), 16);
+            final byte[] a = address(at + "ipv6", text(at + "ipv6", config.getValue("ipv6")), 16);
             final java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(a);
             hi = b.getLong();
             lo = b.getLong();
@@ -529,9 +671,67 @@ public record PipelineConfig(
         }
     }
 
+    /** One XPS map entry: a port and TX queue of the device, masks in the sysfs form that fit its CPUs and queues. */
+    private static void checkXpsEntry(final String at, final XpsEntry entry, final int portCount, final NicSpec spec,
+        final int cpus)
+    {
+        check(at + "port", entry.port(), 0, portCount - 1);
+        check(at + "txq", entry.txq(), 0, spec.txQueues() - 1);
+        try
+        {
+            if (null != entry.cpus())
+            {
+                XpsMask.parseCpus(entry.cpus(), cpus, entry.txq());
+            }
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalArgumentException(at + "cpus: " + ex.getMessage(), ex);
+        }
+        try
+        {
+            if (null != entry.rxqs())
+            {
+                XpsMask.parseRxqs(entry.rxqs(), spec.rxQueues(), entry.txq());
+            }
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalArgumentException(at + "rxqs: " + ex.getMessage(), ex);
+        }
+    }
+
     private static String string(final Config config, final String key, final String fallback)
     {
-        return config.hasPath(key) ? config.getString(key) : fallback;
+        return config.hasPath(key) ? text("xmit." + key, config.getValue(key)) : fallback;
+    }
+
+    /** A word or number as text; HOCON would also turn a list or object into a type error without the value. */
+    private static String text(final String key, final ConfigValue value)
+    {
+        if (ConfigValueType.OBJECT == value.valueType() || ConfigValueType.LIST == value.valueType())
+        {
+            throw new IllegalArgumentException(key + " = " + render(value) + " is not a string");
+        }
+        return String.valueOf(value.unwrapped());
+    }
+
+    private static Duration duration(final Config config, final String key)
+    {
+        try
+        {
+            return config.getDuration(key);
+        }
+        catch (final ConfigException ex)
+        {
+            throw new IllegalArgumentException("xmit." + key + " = " + render(config.getValue(key)) +
+                " is not a duration, e.g. 25us, 10ms or 5s", ex);
+        }
+    }
+
+    private static String render(final ConfigValue value)
+    {
+        return value.render(ConfigRenderOptions.concise());
     }
 
     private static int integer(final Config config, final String key, final int fallback)
@@ -559,7 +759,7 @@ public record PipelineConfig(
             }
         }
         throw new IllegalArgumentException(
-            key + " = " + value.render(ConfigRenderOptions.concise()) + " is not a whole number (an int)");
+            key + " = " + render(value) + " is not a whole number (an int)");
     }
 
     private static int bytes(final Config config, final String key, final int fallback)
@@ -568,7 +768,16 @@ public record PipelineConfig(
         {
             return fallback;
         }
-        final long value = config.getBytes(key);
+        final long value;
+        try
+        {
+            value = config.getBytes(key);
+        }
+        catch (final ConfigException ex)
+        {
+            throw new IllegalArgumentException("xmit." + key + " = " + render(config.getValue(key)) +
+                " is not a size in bytes, e.g. 65536, 128K or 8MiB", ex);
+        }
         if (value > Integer.MAX_VALUE)
         {
             throw new IllegalArgumentException("xmit." + key + " = " + value + " bytes is more than 1 GiB");

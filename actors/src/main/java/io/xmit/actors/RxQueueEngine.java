@@ -1,5 +1,6 @@
 package io.xmit.actors;
 
+import io.xmit.actors.cpu.CpuThread;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.pipeline.flow.FlowKey;
@@ -163,7 +164,7 @@ final class RxQueueEngine
             dropUnsupported.incrementRelease();
             return;
         }
-        final UdpSocket socket = sockets.lookup(port, parsed.flowKey());
+        final UdpSocket socket = sockets.lookup(port, parsed.flowKey(), CpuThread.currentCpu(), rssHash);
         if (null == socket || socket.isClosed())
         {
             dropNoSocket.incrementRelease();

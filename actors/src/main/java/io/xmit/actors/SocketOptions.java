@@ -17,6 +17,10 @@ import io.xmit.pipeline.flow.FlowKey;
  * @param connectTo         the peer to connect to, or null.
  * @param sendBufferPackets the most packets in flight before {@link SendResult#SEND_BUFFER_FULL}; 0 for no limit.
  * @param priority          the packets' priority (SO_PRIORITY, 0..15 count for pfifo_fast's band).
+ * @param reusePort         SO_REUSEPORT: unconnected sockets that all set it may bind the same address and port; each
+ *                          datagram goes to the one on the CPU that received it (see {@link SocketTable}).
+ * @param receiveBuffer     SO_RCVBUF: the term length of the socket's receive ring in bytes (a power of two, 64 KiB
+ *                          or more; the ring holds about two terms), or 0 for {@code xmit.rings.socket-term-length}.
  */
 public record SocketOptions(
     int port,
@@ -28,7 +32,9 @@ public record SocketOptions(
     ActorRef<Datagrams> target,
     Endpoint connectTo,
     long sendBufferPackets,
-    int priority)
+    int priority,
+    boolean reusePort,
+    int receiveBuffer)
 {
     public SocketOptions
     {
@@ -49,6 +55,11 @@ public record SocketOptions(
             throw new IllegalArgumentException("sendBufferPackets must be 0 (no limit) or more, was " +
                 sendBufferPackets);
         }
+        if (receiveBuffer < 0)
+        {
+            throw new IllegalArgumentException("receiveBuffer must be 0 (the pipeline's default) or more, was " +
+                receiveBuffer);
+        }
         if (priority < 0)
         {
             throw new IllegalArgumentException("priority must be 0 or more, was " + priority);
@@ -62,60 +73,74 @@ public record SocketOptions(
     /** An IPv4 socket on port 0's own address, receiving nothing until a handler or target is set. */
     public static SocketOptions udp4(final int localPort)
     {
-        return new SocketOptions(0, FlowKey.FAMILY_IPV4, null, localPort, -1, null, null, null, 0, 0);
+        return new SocketOptions(0, FlowKey.FAMILY_IPV4, null, localPort, -1, null, null, null, 0, 0, false, 0);
     }
 
     /** An IPv6 socket on port 0's own address. */
     public static SocketOptions udp6(final int localPort)
     {
-        return new SocketOptions(0, FlowKey.FAMILY_IPV6, null, localPort, -1, null, null, null, 0, 0);
+        return new SocketOptions(0, FlowKey.FAMILY_IPV6, null, localPort, -1, null, null, null, 0, 0, false, 0);
     }
 
     public SocketOptions onPort(final int devicePort)
     {
         return new SocketOptions(devicePort, family, address, localPort, cpu, handler, target, connectTo,
-            sendBufferPackets, priority);
+            sendBufferPackets, priority, reusePort, receiveBuffer);
     }
 
     public SocketOptions bindTo(final String localAddress)
     {
         return new SocketOptions(port, family, localAddress, localPort, cpu, handler, target, connectTo,
-            sendBufferPackets, priority);
+            sendBufferPackets, priority, reusePort, receiveBuffer);
     }
 
     public SocketOptions onCpu(final int socketCpu)
     {
         return new SocketOptions(port, family, address, localPort, socketCpu, handler, target, connectTo,
-            sendBufferPackets, priority);
+            sendBufferPackets, priority, reusePort, receiveBuffer);
     }
 
     public SocketOptions handler(final DatagramHandler datagramHandler)
     {
         return new SocketOptions(port, family, address, localPort, cpu, datagramHandler, null, connectTo,
-            sendBufferPackets, priority);
+            sendBufferPackets, priority, reusePort, receiveBuffer);
     }
 
     public SocketOptions deliverTo(final ActorRef<Datagrams> actor)
     {
         return new SocketOptions(port, family, address, localPort, cpu, null, actor, connectTo, sendBufferPackets,
-            priority);
+            priority, reusePort, receiveBuffer);
     }
 
     public SocketOptions connect(final Endpoint peer)
     {
         return new SocketOptions(port, family, address, localPort, cpu, handler, target, peer, sendBufferPackets,
-            priority);
+            priority, reusePort, receiveBuffer);
     }
 
     public SocketOptions sendBuffer(final long packets)
     {
         return new SocketOptions(port, family, address, localPort, cpu, handler, target, connectTo, packets,
-            priority);
+            priority, reusePort, receiveBuffer);
+    }
+
+    /** SO_REUSEPORT: one of a group of sockets on one address and port, as a server's per-CPU workers bind. */
+    public SocketOptions reusePort(final boolean share)
+    {
+        return new SocketOptions(port, family, address, localPort, cpu, handler, target, connectTo, sendBufferPackets,
+            priority, share, receiveBuffer);
+    }
+
+    /** SO_RCVBUF: the term length of the socket's receive ring, for a socket that takes a whole CPU's share. */
+    public SocketOptions receiveBuffer(final int bytes)
+    {
+        return new SocketOptions(port, family, address, localPort, cpu, handler, target, connectTo, sendBufferPackets,
+            priority, reusePort, bytes);
     }
 
     public SocketOptions priority(final int packetPriority)
     {
         return new SocketOptions(port, family, address, localPort, cpu, handler, target, connectTo,
-            sendBufferPackets, packetPriority);
+            sendBufferPackets, packetPriority, reusePort, receiveBuffer);
     }
 }

@@ -1,6 +1,7 @@
 package io.xmit.actors;
 
 import io.xmit.pipeline.flow.FlowKey;
+import io.xmit.pipeline.flow.Hashing;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -11,18 +12,38 @@ import java.util.List;
  * 5-tuple of a connected socket first, then the bound address and port, then a wildcard bind). Readers on any
  * thread see an immutable snapshot through one volatile load and allocate nothing; opening and closing sockets
  * (rare, control plane) builds a new snapshot under a lock.
+ * <p>
+ * Unconnected sockets that all set SO_REUSEPORT share one address as a group, as a server's per-CPU workers do. A
+ * datagram for the group goes to its socket on the CPU that received the datagram, the selection servers attach as a
+ * reuseport CBPF program returning the CPU ({@code SKF_AD_CPU}), so a request is handled where its RX queue ran;
+ * without a socket on that CPU, to the one the flow hash picks, the kernel's default
+ * ({@code reuseport_select_sock_by_hash}: {@code reciprocal_scale(hash, num_socks)}).
  */
 public final class SocketTable
 {
     private static final int MIN_SLOTS = 64;
 
-    private record Snapshot(UdpSocket[] byId, UdpSocket[] connected, UdpSocket[] bound, int mask)
+    /** Bound sockets sharing one address by SO_REUSEPORT: all of them, and the first one on each CPU. */
+    private record ReuseGroup(UdpSocket[] members, UdpSocket[] byCpu)
+    {
+        UdpSocket select(final int cpu, final int hash)
+        {
+            if (cpu >= 0 && cpu < byCpu.length && null != byCpu[cpu])
+            {
+                return byCpu[cpu];
+            }
+            return members[Hashing.reciprocalScale(hash, members.length)];
+        }
+    }
+
+    /** {@code groups[i]} is the reuseport group of the bound socket in {@code bound[i]}, or null. */
+    private record Snapshot(UdpSocket[] byId, UdpSocket[] connected, UdpSocket[] bound, ReuseGroup[] groups, int mask)
     {
     }
 
     private final List<UdpSocket> sockets = new ArrayList<>();
     private volatile Snapshot snapshot = new Snapshot(new UdpSocket[1], new UdpSocket[MIN_SLOTS],
-        new UdpSocket[MIN_SLOTS], MIN_SLOTS - 1);
+        new UdpSocket[MIN_SLOTS], new ReuseGroup[MIN_SLOTS], MIN_SLOTS - 1);
 
     /** The socket with {@code id}, or null if there is none (closed or never opened). */
     public UdpSocket byId(final int id)
@@ -50,8 +71,12 @@ public final class SocketTable
     /**
      * The socket a datagram with 5-tuple {@code flow} (source = the peer, destination = us) arriving on device
      * {@code port} belongs to, or null.
+     *
+     * @param cpu  the CPU receiving the datagram ({@code CpuThread.NO_CPU} off the pipeline's CPUs), which picks
+     *             the member of a reuseport group.
+     * @param hash the datagram's flow hash, which picks the member when no member is on {@code cpu}.
      */
-    public UdpSocket lookup(final int port, final FlowKey flow)
+    public UdpSocket lookup(final int port, final FlowKey flow, final int cpu, final int hash)
     {
         final Snapshot s = snapshot;
         final UdpSocket[] connected = s.connected;
@@ -69,27 +94,33 @@ public final class SocketTable
             }
         }
         final UdpSocket[] bound = s.bound;
-        UdpSocket wildcard = null;
+        int wildcard = -1;
         for (int i = hashBound(port, flow.family(), flow.dstPort()) & s.mask; ; i = (i + 1) & s.mask)
         {
             final UdpSocket socket = bound[i];
             if (null == socket)
             {
-                return wildcard;
+                return wildcard < 0 ? null : member(s, wildcard, cpu, hash);
             }
             final FlowKey local = socket.localKey();
             if (socket.port() == port && local.family() == flow.family() && local.srcPort() == flow.dstPort())
             {
                 if (!socket.isWildcard() && local.srcLo() == flow.dstLo() && local.srcHi() == flow.dstHi())
                 {
-                    return socket;
+                    return member(s, i, cpu, hash);
                 }
                 if (socket.isWildcard())
                 {
-                    wildcard = socket;
+                    wildcard = i;
                 }
             }
         }
+    }
+
+    private static UdpSocket member(final Snapshot s, final int slot, final int cpu, final int hash)
+    {
+        final ReuseGroup group = s.groups[slot];
+        return null == group ? s.bound[slot] : group.select(cpu, hash);
     }
 
     /** Adds or re-files a socket (after a connect); throws if its address is taken. */
@@ -124,19 +155,25 @@ public final class SocketTable
 
     private static boolean clashes(final UdpSocket a, final UdpSocket b)
     {
-        if (a.port() != b.port() || a.family() != b.family() || a.localKey().srcPort() != b.localKey().srcPort())
-        {
-            return false;
-        }
-        final boolean sameAddress = a.isWildcard() == b.isWildcard() &&
-            a.localKey().srcLo() == b.localKey().srcLo() && a.localKey().srcHi() == b.localKey().srcHi();
-        if (!sameAddress)
+        if (!sameAddress(a, b))
         {
             return false;
         }
         final Endpoint ra = a.remote();
         final Endpoint rb = b.remote();
+        if (null == ra && null == rb)
+        {
+            return !(a.isReusePort() && b.isReusePort());
+        }
         return null == ra ? null == rb : ra.equals(rb);
+    }
+
+    /** Same device port, family, local port and address (or both wildcards). */
+    private static boolean sameAddress(final UdpSocket a, final UdpSocket b)
+    {
+        return a.port() == b.port() && a.family() == b.family() &&
+            a.localKey().srcPort() == b.localKey().srcPort() && a.isWildcard() == b.isWildcard() &&
+            a.localKey().srcLo() == b.localKey().srcLo() && a.localKey().srcHi() == b.localKey().srcHi();
     }
 
     private void rebuild()
@@ -155,6 +192,8 @@ public final class SocketTable
         final int mask = slots - 1;
         final UdpSocket[] connected = new UdpSocket[slots];
         final UdpSocket[] bound = new UdpSocket[slots];
+        final ReuseGroup[] groups = new ReuseGroup[slots];
+        final List<List<UdpSocket>> reuse = new ArrayList<>();
         for (final UdpSocket socket : sockets)
         {
             byId[socket.id()] = socket;
@@ -165,15 +204,60 @@ public final class SocketTable
                 insert(connected, mask,
                     hashConnected(socket.port(), local.srcLo(), local.srcPort(), remote.lo(), remote.port()), socket);
             }
+            else if (socket.isReusePort())
+            {
+                joinGroup(reuse, socket);
+            }
             else
             {
                 insert(bound, mask, hashBound(socket.port(), local.family(), local.srcPort()), socket);
             }
         }
-        snapshot = new Snapshot(byId, connected, bound, mask);
+        for (final List<UdpSocket> members : reuse)
+        {
+            final UdpSocket first = members.get(0);
+            final int slot = insert(bound, mask, hashBound(first.port(), first.family(), first.localKey().srcPort()),
+                first);
+            groups[slot] = group(members);
+        }
+        snapshot = new Snapshot(byId, connected, bound, groups, mask);
     }
 
-    private static void insert(final UdpSocket[] slots, final int mask, final int hash, final UdpSocket socket)
+    private static void joinGroup(final List<List<UdpSocket>> groups, final UdpSocket socket)
+    {
+        for (final List<UdpSocket> members : groups)
+        {
+            if (sameAddress(members.get(0), socket))
+            {
+                members.add(socket);
+                return;
+            }
+        }
+        final List<UdpSocket> members = new ArrayList<>();
+        members.add(socket);
+        groups.add(members);
+    }
+
+    private static ReuseGroup group(final List<UdpSocket> members)
+    {
+        int maxCpu = 0;
+        for (final UdpSocket socket : members)
+        {
+            maxCpu = Math.max(maxCpu, socket.cpu());
+        }
+        final UdpSocket[] byCpu = new UdpSocket[maxCpu + 1];
+        for (final UdpSocket socket : members)
+        {
+            if (null == byCpu[socket.cpu()])
+            {
+                byCpu[socket.cpu()] = socket;
+            }
+        }
+        return new ReuseGroup(members.toArray(new UdpSocket[0]), byCpu);
+    }
+
+    /** Linear probing from {@code hash}; returns the slot taken. */
+    private static int insert(final UdpSocket[] slots, final int mask, final int hash, final UdpSocket socket)
     {
         int i = hash & mask;
         while (null != slots[i])
@@ -181,6 +265,7 @@ public final class SocketTable
             i = (i + 1) & mask;
         }
         slots[i] = socket;
+        return i;
     }
 
     private static boolean matchesConnected(final UdpSocket socket, final int port, final FlowKey flow)

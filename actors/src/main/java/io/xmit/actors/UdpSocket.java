@@ -34,6 +34,7 @@ public final class UdpSocket implements AutoCloseable
     private final PortContext portContext;
     private final FlowKey local;
     private final boolean wildcard;
+    private final boolean reusePort;
     private final int priority;
     private final long sendBufferPackets;
     private final SocketQueueState queueState = new SocketQueueState();
@@ -64,6 +65,7 @@ public final class UdpSocket implements AutoCloseable
         final PortContext portContext,
         final FlowKey local,
         final boolean wildcard,
+        final boolean reusePort,
         final int priority,
         final long sendBufferPackets,
         final PacketPublication receiveRing,
@@ -76,6 +78,7 @@ public final class UdpSocket implements AutoCloseable
         this.portContext = portContext;
         this.local = local;
         this.wildcard = wildcard;
+        this.reusePort = reusePort;
         this.priority = priority;
         this.sendBufferPackets = sendBufferPackets;
         this.receiveRing = receiveRing;
@@ -120,6 +123,12 @@ public final class UdpSocket implements AutoCloseable
     public boolean isWildcard()
     {
         return wildcard;
+    }
+
+    /** True if it may share its address with other sockets that set SO_REUSEPORT. */
+    public boolean isReusePort()
+    {
+        return reusePort;
     }
 
     /** The connected peer, or null. */
@@ -380,6 +389,6 @@ public final class UdpSocket implements AutoCloseable
     public String toString()
     {
         return "UdpSocket{id=" + id + ", port=" + port() + ", cpu=" + cpu + ", local=" + local() +
-            (wildcard ? " (any address)" : "") + ", remote=" + remote + ", " + queueState + "}";
+            (wildcard ? " (any address)" : "") + (reusePort ? " (reuseport)" : "") + ", remote=" + remote + ", " + queueState + "}";
     }
 }

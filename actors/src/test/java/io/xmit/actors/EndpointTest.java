@@ -80,14 +80,18 @@ class EndpointTest
     void socketOptionsStartFromTheDefaultsAndChangeOneThingAtATime()
     {
         final SocketOptions udp4 = SocketOptions.udp4(53);
-        assertEquals(new SocketOptions(0, FlowKey.FAMILY_IPV4, null, 53, -1, null, null, null, 0, 0), udp4);
-        assertEquals(new SocketOptions(0, FlowKey.FAMILY_IPV6, null, 53, -1, null, null, null, 0, 0),
+        assertEquals(new SocketOptions(0, FlowKey.FAMILY_IPV4, null, 53, -1, null, null, null, 0, 0, false, 0), udp4);
+        assertEquals(new SocketOptions(0, FlowKey.FAMILY_IPV6, null, 53, -1, null, null, null, 0, 0, false, 0),
             SocketOptions.udp6(53));
         final Endpoint peer = Endpoint.of("10.0.0.2", 9);
         final DatagramHandler handler = (socket, datagram) -> { };
         final SocketOptions all = udp4.onPort(1).bindTo("*").onCpu(3).handler(handler).connect(peer).sendBuffer(64)
             .priority(6);
-        assertEquals(new SocketOptions(1, FlowKey.FAMILY_IPV4, "*", 53, 3, handler, null, peer, 64, 6), all);
+        assertEquals(new SocketOptions(1, FlowKey.FAMILY_IPV4, "*", 53, 3, handler, null, peer, 64, 6, false, 0), all);
+        assertEquals(new SocketOptions(1, FlowKey.FAMILY_IPV4, "*", 53, 3, handler, null, peer, 64, 6, true, 0),
+            all.reusePort(true));
+        assertEquals(new SocketOptions(1, FlowKey.FAMILY_IPV4, "*", 53, 3, handler, null, peer, 64, 6, false, 1 << 22),
+            all.receiveBuffer(1 << 22));
         assertNull(all.deliverTo(null).handler(), "deliverTo replaces the handler");
     }
 
@@ -99,7 +103,7 @@ class EndpointTest
         assertEquals("local UDP port 65536 is not in 1..65535",
             assertThrows(IllegalArgumentException.class, () -> SocketOptions.udp6(65536)).getMessage());
         assertEquals("socket family must be 4 or 6, was 0", assertThrows(IllegalArgumentException.class,
-            () -> new SocketOptions(0, 0, null, 1, -1, null, null, null, 0, 0)).getMessage());
+            () -> new SocketOptions(0, 0, null, 1, -1, null, null, null, 0, 0, false, 0)).getMessage());
         assertEquals("sendBufferPackets must be 0 (no limit) or more, was -1",
             assertThrows(IllegalArgumentException.class, () -> SocketOptions.udp4(1).sendBuffer(-1)).getMessage());
         assertEquals("priority must be 0 or more, was -1",
@@ -113,6 +117,6 @@ class EndpointTest
         assertEquals("give a socket a handler or a target actor, not both",
             assertThrows(IllegalArgumentException.class,
                 () -> new SocketOptions(0, FlowKey.FAMILY_IPV4, null, 1, -1, (socket, datagram) -> { },
-                    TestInbox.<Datagrams>create().getRef(), null, 0, 0)).getMessage());
+                    TestInbox.<Datagrams>create().getRef(), null, 0, 0, false, 0)).getMessage());
     }
 }

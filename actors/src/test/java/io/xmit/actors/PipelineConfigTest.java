@@ -76,7 +76,7 @@ class PipelineConfigTest
               ]
               xps {
                 preset = rxqs
-                maps = [ { port = 1, txq = 7, cpus = "3" }, { port = 0, txq = 0, rxqs = "ff" } ]
+                maps = [ { port = 1, txq = 7, cpus = "3" }, { port = 0, txq = 0, rxqs = "3" } ]
               }
               counters.directory = "/tmp/xmit-counters"
             }
@@ -99,7 +99,7 @@ class PipelineConfigTest
             new PortAddress(0x0A0B_0C0D_0E0FL, 0xC0A8_010A, 0x2001_0DB8_0000_0000L, 0x10, 0x02AA_BBCC_DDEEL),
             PortAddress.defaultFor(1, 2)), config.ports());
         assertEquals(XpsPreset.RXQS, config.xpsPreset());
-        assertEquals(List.of(new XpsEntry(1, 7, "3", null), new XpsEntry(0, 0, null, "ff")), config.xps());
+        assertEquals(List.of(new XpsEntry(1, 7, "3", null), new XpsEntry(0, 0, null, "3")), config.xps());
         assertEquals(Path.of("/tmp/xmit-counters"), config.countersDir());
     }
 
@@ -143,6 +143,8 @@ class PipelineConfigTest
         assertEquals("xmit.cpus = 0 is not in 1..256", refused("xmit.cpus = 0"));
         assertEquals("xmit.cpus = 257 is not in 1..256", refused("xmit.cpus = 257"));
         assertEquals("xmit.cores = -1 is not in 0..8191", refused("xmit { cpus = 2, cores = [1, -1] }"));
+        assertEquals("xmit.cores[1] = \"x\" is not a whole number (an int)", refused("xmit { cpus = 2, cores = [1, x] }"));
+        assertEquals("xmit.cores = 3 is not a list of cores, e.g. [2, 3]", refused("xmit.cores = 3"));
         assertEquals("xmit.cores has 1 entries for 2 cpus; give one core per CPU or none",
             refused("xmit { cpus = 2, cores = [1] }"));
         assertEquals("xmit.dispatcher-throughput = 0 is not in 1..10000", refused("xmit.dispatcher-throughput = 0"));
@@ -169,7 +171,8 @@ class PipelineConfigTest
     @Test
     void anXmitThatIsNotAnObjectIsAnIllegalArgument()
     {
-        assertEquals("String: 1: xmit has type NUMBER rather than OBJECT", refused("xmit = 3"));
+        assertEquals("xmit = 3 is not an object; the configuration goes in xmit { … }", refused("xmit = 3"));
+        assertEquals(PipelineConfig.defaults(), parse("xmit = null"));
     }
 
     @Test
@@ -230,14 +233,75 @@ class PipelineConfigTest
     @Test
     void xpsMapEntriesMustNameAQueueOfTheDevice()
     {
-        assertEquals("xmit.xps.maps[].port = 2 is not in 0..1",
+        assertEquals("xmit.xps.maps[0].port = 2 is not in 0..1",
             refused("xmit.xps.maps = [ { port = 2, txq = 0, cpus = \"1\" } ]"));
-        assertEquals("xmit.xps.maps[].txq = 4 is not in 0..3",
-            refused("xmit.xps.maps = [ { port = 0, txq = 4, cpus = \"1\" } ]"));
-        assertEquals("xmit.xps.maps[].txq = -1 is not in 0..1",
+        assertEquals("xmit.xps.maps[1].txq = 4 is not in 0..3",
+            refused("xmit.xps.maps = [ { port = 0, txq = 0 }, { port = 0, txq = 4, cpus = \"1\" } ]"));
+        assertEquals("xmit.xps.maps[0].txq = -1 is not in 0..1",
             refused("xmit { device = \"loop:tx=2\", xps.maps = [ { port = 1, txq = -1, rxqs = \"1\" } ] }"));
+        assertEquals("xmit.xps.maps[0] = {\"port\":1} needs a port and a txq, e.g. { port = 0, txq = 1, cpus = \"2\" }",
+            refused("xmit.xps.maps = [ { port = 1 } ]"));
+        assertEquals("xmit.xps.maps[0] = 3 is not an object {port, txq, cpus, rxqs}", refused("xmit.xps.maps = [ 3 ]"));
+        assertEquals("xmit.xps.maps = {} is not a list of objects {port, txq, cpus, rxqs}",
+            refused("xmit.xps.maps = {}"));
         assertEquals(List.of(new XpsEntry(1, 3, null, null)),
             parse("xmit.xps.maps = [ { port = 1, txq = 3 } ]").xps());
+    }
+
+    @Test
+    void xpsMasksAreCheckedAgainstTheCpusAndRxQueuesBeforeAnythingStarts()
+    {
+        assertEquals("xmit.xps.maps[0].cpus: xps_cpus mask 'zz' for tx-1: 'z' in word 'zz' is not a hex digit",
+            refused("xmit { cpus = 2, xps.maps = [ { port = 0, txq = 1, cpus = zz } ] }"));
+        assertEquals("xmit.xps.maps[0].cpus: xps_cpus mask '4' for tx-1: bit 2 is beyond 2 CPUs", refused("xmit { cpus = 2, xps.maps = [ { port = 0, txq = 1, cpus = \"4\" } ] }"));
+        assertEquals("xmit.xps.maps[0].rxqs: xps_rxqs mask '10' for tx-0: bit 4 is beyond 4 RX queues", refused("xmit.xps.maps = [ { port = 1, txq = 0, rxqs = \"10\" } ]"));
+        assertEquals(List.of(new XpsEntry(0, 3, "2", "8")),
+            parse("xmit { cpus = 2, xps.maps = [ { port = 0, txq = 3, cpus = \"2\", rxqs = \"8\" } ] }").xps());
+        assertThrows(IllegalArgumentException.class,
+            () -> PipelineConfig.defaults().withCpus(1).withXps(XpsPreset.NONE, List.of(new XpsEntry(0, 0, "2", null))));
+    }
+
+    @Test
+    void anUnknownKeyIsRefusedNamingItAndItsNeighbours()
+    {
+        assertEquals("xmit.cpu = 2 is not a known key; xmit knows name, device, cpus, cores, dispatcher-throughput, " +
+            "qdisc, spin-polls, spin-time, socket-spin-polls, rx, rings, ports, xps, counters, tx-watchdog, stop",
+            refused("xmit.cpu = 2"));
+        assertEquals("xmit.qdisc.quotum = 32 is not a known key; xmit.qdisc knows quota, bulk-limit, band-limit, " +
+            "overflow", refused("xmit.qdisc.quotum = 32"));
+        assertEquals("xmit.qdisc = 3 is not an object; xmit.qdisc holds quota, bulk-limit, band-limit, overflow",
+            refused("xmit.qdisc = 3"));
+        assertEquals("xmit.ports[1].ip = \"10.0.0.9\" is not a known key; xmit.ports[1] knows mac, ipv4, ipv6, " +
+            "peer-mac", refused("xmit.ports = [ { }, { ip = \"10.0.0.9\" } ]"));
+        assertEquals("xmit.xps.maps[0].cpu = \"1\" is not a known key; xmit.xps.maps[0] knows port, txq, cpus, rxqs",
+            refused("xmit.xps.maps = [ { port = 0, txq = 0, cpu = \"1\" } ]"));
+        assertEquals("xmit.ports = 1 is not a list of objects {mac, ipv4, ipv6, peer-mac}", refused("xmit.ports = 1"));
+    }
+
+    @Test
+    void keysReadElsewhereAndCpuDispatchersAreKnown()
+    {
+        // The TX watchdog and graceful stop read their own keys; an application may define xmit.cpu-i dispatchers.
+        assertEquals(PipelineConfig.defaults(), parse("""
+            xmit {
+              tx-watchdog.timeout = 5s
+              stop.deadline = 2s
+              cpu-0 { executor = "io.xmit.actors.cpu.CpuExecutorConfigurator", xmit-cpu = 0, xmit-core = -1 }
+            }
+            """));
+        assertEquals(PipelineConfig.defaults(), parse("other.cpux = 1, xmit { }"), "only xmit is checked");
+    }
+
+    @Test
+    void typesAreCheckedWithTheKeyAndTheValue()
+    {
+        assertEquals("xmit.spin-time = \"soon\" is not a duration, e.g. 25us, 10ms or 5s",
+            refused("xmit.spin-time = soon"));
+        assertEquals(10_000, parse("xmit.spin-time = 10us").spinNanos());
+        assertEquals("xmit.rings.qdisc-term-length = \"big\" is not a size in bytes, e.g. 65536, 128K or 8MiB",
+            refused("xmit.rings.qdisc-term-length = big"));
+        assertEquals("xmit.device = [\"loop\"] is not a string", refused("xmit.device = [loop]"));
+        assertEquals("xmit.ports[0].mac = {} is not a string", refused("xmit.ports = [ { mac = {} }, { } ]"));
     }
 
     @Test

@@ -126,7 +126,7 @@ final class QdiscEngineSupport implements AutoCloseable
             counters.allocate(CounterType.SOCKET_SENT, scope),
             counters.allocate(CounterType.SOCKET_SEND_BACKPRESSURED, scope),
             counters.allocate(CounterType.SOCKET_SEND_REFUSED, scope)};
-        final UdpSocket socket = new UdpSocket(id, 0, portContext, local, false, priority, 0, null, null,
+        final UdpSocket socket = new UdpSocket(id, 0, portContext, local, false, false, priority, 0, null, null,
             sendCounters, () -> {});
         socket.connect(Endpoint.of(PEER, PEER_PORT));
         sockets.put(socket);

@@ -1,5 +1,6 @@
 package io.xmit.actors;
 
+import io.xmit.actors.cpu.CpuThread;
 import io.xmit.pipeline.flow.FlowHasher;
 import io.xmit.pipeline.flow.FlowKey;
 import io.xmit.transport.ring.PacketPublication;
@@ -160,17 +161,80 @@ class SocketTableTest
         {
             assertEquals(1 + i, lookup(0, "10.9.9.9", 1, "10.0.0.1", 1000 + i).id());
             flow.setIpv4(FlowKey.PROTO_UDP, 0x0A01_0000 + i, 0x0A00_0001, 4000 + i, 53);
-            assertEquals(1001 + i, table.lookup(0, flow).id());
+            assertEquals(1001 + i, table.lookup(0, flow, CpuThread.NO_CPU, 0).id());
             flow.setIpv4(FlowKey.PROTO_UDP, 0x0A01_0000 + i, 0x0A00_0001, 4001 + i, 53);
-            assertSame(wildcard, table.lookup(0, flow));
+            assertSame(wildcard, table.lookup(0, flow, CpuThread.NO_CPU, 0));
         }
         assertEquals(601, table.sockets().size());
         assertSame(wildcard, table.byId(2000));
     }
 
+    @Test
+    void aReusePortGroupHandsEachDatagramToItsSocketOnTheReceivingCpu()
+    {
+        final UdpSocket zero = reuse(1, 0, "10.0.0.1", 11211, false);
+        final UdpSocket one = reuse(2, 1, "10.0.0.1", 11211, false);
+        final UdpSocket three = reuse(3, 3, "10.0.0.1", 11211, false);
+        flow.setIpv4(FlowKey.PROTO_UDP, 0x0A00_0002, 0x0A00_0001, 40000, 11211);
+        assertSame(zero, table.lookup(0, flow, 0, 0));
+        assertSame(one, table.lookup(0, flow, 1, 0));
+        assertSame(three, table.lookup(0, flow, 3, 0));
+        // No member on CPU 2, or off the CPUs: the flow hash picks, reciprocal_scale(hash, 3).
+        assertSame(zero, table.lookup(0, flow, 2, 0));
+        assertSame(one, table.lookup(0, flow, CpuThread.NO_CPU, 0x6000_0000));
+        assertSame(three, table.lookup(0, flow, 7, 0xFFFF_FFFF));
+
+        table.remove(zero);
+        assertSame(three, table.lookup(0, flow, 0, 0xFFFF_FFFF), "the group without its first member");
+        assertSame(one, table.lookup(0, flow, 1, 0));
+    }
+
+    @Test
+    void aReusePortGroupIsFoundBehindConnectedSocketsAndAsAWildcard()
+    {
+        final UdpSocket connected = open(1, 0, "10.0.0.1", 53, false, Endpoint.of("10.0.0.2", 5000));
+        final UdpSocket any0 = reuse(2, 0, "10.0.0.1", 53, true);
+        final UdpSocket any1 = reuse(3, 1, "10.0.0.1", 53, true);
+        flow.setIpv4(FlowKey.PROTO_UDP, 0x0A00_0002, 0x0A00_0001, 5000, 53);
+        assertSame(connected, table.lookup(0, flow, 1, 0), "the exact 5-tuple first");
+        flow.setIpv4(FlowKey.PROTO_UDP, 0x0A00_0002, 0x0A00_0007, 5001, 53);
+        assertSame(any0, table.lookup(0, flow, 0, 0));
+        assertSame(any1, table.lookup(0, flow, 1, 0));
+    }
+
+    @Test
+    void onlySocketsThatAllSetReusePortShareAnAddress()
+    {
+        final UdpSocket plain = open(1, 0, "10.0.0.1", 53, false, null);
+        assertEquals("address in use: 10.0.0.1:53 on port 0 is taken by socket 1",
+            assertThrows(IllegalStateException.class,
+                () -> table.put(socket(2, 0, "10.0.0.1", 53, false, 1, true))).getMessage());
+        table.remove(plain);
+        reuse(3, 0, "10.0.0.1", 53, false);
+        assertEquals("address in use: 10.0.0.1:53 on port 0 is taken by socket 3",
+            assertThrows(IllegalStateException.class,
+                () -> table.put(socket(4, 0, "10.0.0.1", 53, false))).getMessage());
+        reuse(5, 0, "10.0.0.1", 53, false);
+        assertEquals(2, table.sockets().size());
+    }
+
     /** A socket as Pipeline.openUdp builds it, without rings or counters (the table uses neither). */
     static UdpSocket socket(final int id, final int port, final String address, final int localPort,
         final boolean wildcard)
+    {
+        return socket(id, port, address, localPort, wildcard, 0, false);
+    }
+
+    private UdpSocket reuse(final int id, final int cpu, final String address, final int localPort,
+        final boolean wildcard)
+    {
+        final UdpSocket socket = socket(id, 0, address, localPort, wildcard, cpu, true);
+        table.put(socket);
+        return socket;
+    }
+
+    static UdpSocket socket(final int id, final int port, final String address, final int localPort,
+        final boolean wildcard, final int cpu, final boolean reusePort)
     {
         final Endpoint at = Endpoint.of(address, localPort);
         final FlowKey local = new FlowKey();
@@ -182,7 +246,8 @@ class SocketTableTest
         {
             local.setIpv6(FlowKey.PROTO_UDP, at.hi(), at.lo(), 0, 0, localPort, 0);
         }
-        return new UdpSocket(id, 0, PORTS[port], local, wildcard, 0, 0, null, null, new AtomicCounter[3], () -> { });
+        return new UdpSocket(id, cpu, PORTS[port], local, wildcard, reusePort, 0, 0, null, null, new AtomicCounter[3],
+            () -> { });
     }
 
     private UdpSocket open(final int id, final int port, final String address, final int localPort,
@@ -202,7 +267,7 @@ class SocketTableTest
     {
         flow.setIpv4(FlowKey.PROTO_UDP, (int)Endpoint.of(src, 0).lo(), (int)Endpoint.of(dst, 0).lo(), srcPort,
             dstPort);
-        return table.lookup(port, flow);
+        return table.lookup(port, flow, CpuThread.NO_CPU, 0);
     }
 
     private UdpSocket lookup6(final int port, final String src, final int srcPort, final String dst, final int dstPort)
@@ -210,7 +275,7 @@ class SocketTableTest
         final Endpoint from = Endpoint.of(src, srcPort);
         final Endpoint to = Endpoint.of(dst, dstPort);
         flow.setIpv6(FlowKey.PROTO_UDP, from.hi(), from.lo(), to.hi(), to.lo(), srcPort, dstPort);
-        return table.lookup(port, flow);
+        return table.lookup(port, flow, CpuThread.NO_CPU, 0);
     }
 
     private static PortContext portContext(final int port)

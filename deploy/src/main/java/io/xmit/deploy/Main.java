@@ -14,6 +14,7 @@ public final class Main
         usage: xmit <command> [options]
           explain   which TX queue a flow leaves on, and the rule that chose it (like `ip route get` for queues)
           run       the main job: a request/response service over the built-in loop device
+          stat      watch a running pipeline's queues from another terminal (like tc -s qdisc and ethtool -S)
           help      this text
         `xmit <command> --help` shows a command's options.""";
 
@@ -40,13 +41,14 @@ public final class Main
             return switch (args[0])
             {
                 case "explain" -> ExplainCommand.run(rest, out);
-                case "run" -> RunCommand.run(rest, out);
+                case "run" -> RunCommand.run(rest, out, err);
+                case "stat" -> StatCommand.run(rest, out, err);
                 case "help", "--help", "-h" ->
                 {
                     out.println(USAGE);
                     yield EXIT_OK;
                 }
-                default -> throw new UsageException("unknown command '" + args[0] + "' (expected explain, run or help)");
+                default -> throw new UsageException("unknown command '" + args[0] + "' (expected explain, run, stat or help)");
             };
         }
         catch (final UsageException ex)

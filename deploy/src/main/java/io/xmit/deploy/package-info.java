@@ -1,5 +1,6 @@
 /**
- * The {@code xmit} command line ({@code explain} now; {@code run}, {@code bench}, {@code stat} and
- * {@code trace} as their issues land), configuration and its validation, and the logging setup.
+ * The {@code xmit} command line: {@code run} (the main job, on its embedded configuration in deploy's
+ * {@code reference.conf}), {@code stat} (a running pipeline's counters from another process) and {@code explain};
+ * the configuration's layers and checks, and the logging setup.
  */
 package io.xmit.deploy;

@@ -1,10 +1,19 @@
 package io.xmit.deploy;
 
+import com.typesafe.config.ConfigFactory;
+import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.XpsPreset;
+
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -13,11 +22,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class RunCommandTest
 {
-    private record Result(int code, String out, String err)
+    @TempDir
+    Path dir;
+
+    record Result(int code, String out, String err)
     {
     }
 
-    private static Result xmit(final String... args)
+    static Result xmit(final String... args)
     {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -26,38 +38,124 @@ class RunCommandTest
         return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
-    private static long figure(final String out, final String label)
+    private static long number(final String json, final String key)
     {
-        final Matcher matcher = Pattern.compile(Pattern.quote(label) + "\\s+([0-9,]+)").matcher(out);
-        assertTrue(matcher.find(), () -> "no '" + label + "' in:\n" + out);
-        return Long.parseLong(matcher.group(1).replace(",", ""));
+        final Matcher matcher = Pattern.compile("\"" + Pattern.quote(key) + "\":([0-9]+)").matcher(json);
+        assertTrue(matcher.find(), () -> "no \"" + key + "\" in " + json);
+        return Long.parseLong(matcher.group(1));
     }
 
     @Test
-    void runsTheScenarioAndEndsWithASummary()
+    void runsTheScenarioAndWritesTheSummaryAsJson() throws IOException
     {
-        final Result result = xmit("run", "--duration", "2", "--rate", "2000", "--flows", "16");
+        final Path json = dir.resolve("out.json");
+        final Result result = xmit("run", "--duration", "3s", "--rate", "2000", "--flows", "16", "--json",
+            json.toString());
         assertEquals(Main.EXIT_OK, result.code(), result.err());
-        assertEquals(2, result.out().lines().filter(line -> line.startsWith("[")).count(), result.out());
-        final long requests = figure(result.out(), "requests sent");
-        final long replies = figure(result.out(), "replies received");
-        assertTrue(requests > 0 && replies > 0 && replies <= requests, result.out());
-        assertEquals(0, figure(result.out(), "drops (all reasons)"), result.out());
-        for (int q = 0; q < 4; q++)
+        assertEquals(3, result.out().lines().filter(line -> line.startsWith("[")).count(), result.out());
+        assertTrue(result.out().contains("A txq/s") && result.out().contains("B txq/s"), result.out());
+
+        final String summary = Files.readString(json).strip();
+        final long requests = number(summary, "requests_sent");
+        final long replies = number(summary, "replies_received");
+        assertTrue(requests > 0 && replies > 0, summary);
+        assertEquals(requests, replies, "every request answered after the drain: " + summary);
+        assertEquals(0, number(summary, "total"), "no drops: " + summary);
+        assertTrue(summary.contains("\"stopped_by\":\"duration\""), summary);
+        assertTrue(summary.matches("(?s)\\{.*\"ports\":\\[\\{\"port\":\"A\",\"tx_packets\":\\[\\d+,\\d+,\\d+,\\d+]," +
+            "\"rx_delivered\":\\[\\d+,\\d+,\\d+,\\d+]}.*}"), summary);
+        assertTrue(result.out().contains("replies received"), result.out());
+    }
+
+    /** Each bad configuration: exit 2, one line on stderr naming the key (or option) and the value, no stack trace. */
+    @Test
+    void badConfigurationsStopBeforeAnythingStartsNamingTheKey() throws IOException
+    {
+        final Path typo = dir.resolve("typo.conf");
+        Files.writeString(typo, "xmit { qdisc { bulk-limt = 16 } }\n");
+        final Path broken = dir.resolve("broken.conf");
+        Files.writeString(broken, "xmit { cpus = \n");
+        final List<String[]> cases = List.of(
+            new String[] {"xmit.qdisc.bulk-limt = 16 is not a known key", "--config", typo.toString()},
+            new String[] {"xmit.cpu = 4 is not a known key", "--set", "cpu=4"},
+            new String[] {"xmit.device: device spec 'loop:tx=-1'", "--set", "device=loop:tx=-1"},
+            new String[] {"xmit.device: device spec 'wire:tx=2'", "--set", "xmit.device=wire:tx=2"},
+            new String[] {"xmit.cpus = 257 is not in 1..256", "--set", "cpus=257"},
+            new String[] {"--cpus 300: must be in 1..256", "--cpus", "300"},
+            new String[] {"xmit.cpus = 0 is not in 1..256", "--set", "cpus=0"},
+            new String[] {"xmit.xps.maps[0].cpus: xps_cpus mask 'zz'", "--set",
+                "xps.maps=[{port=0, txq=1, cpus=zz}]"},
+            new String[] {"xmit.xps.maps[0].cpus: xps_cpus mask '4' for tx-0: bit 2 is beyond 2 CPUs", "--set",
+                "xps.maps=[{port=0, txq=0, cpus=\"4\"}]"},
+            new String[] {"xmit.qdisc.bulk-limit = -1 is not in 1..1024", "--set", "qdisc.bulk-limit=-1"},
+            new String[] {"xmit.qdisc.overflow = 'block'", "--set", "qdisc.overflow=block"},
+            new String[] {"xmit.spin-time = \"soon\" is not a duration", "--set", "spin-time=soon"},
+            new String[] {"xmit.run.rate = 0 is not a whole number in 1..100000000", "--set", "run.rate=0"},
+            new String[] {"xmit.run.flow = 3 is not a known key; xmit.run knows duration, rate, flows", "--set",
+                "run.flow=3"},
+            new String[] {"xmit.run.duration = \"500ms\" is not in 1s..1d", "--duration", "500ms"},
+            new String[] {"--duration 'soon': not a duration", "--duration", "soon"},
+            new String[] {"--xps = 'sideways' is not an XPS preset", "--xps", "sideways"},
+            new String[] {"--config '" + dir.resolve("none.conf") + "': no such file", "--config",
+                dir.resolve("none.conf").toString()},
+            new String[] {"--config: " + broken, "--config", broken.toString()},
+            new String[] {"--set 'cpus': expected key=value", "--set", "cpus"},
+            new String[] {"unknown option '--frobnicate'", "--frobnicate"});
+        for (final String[] c : cases)
         {
-            // XPS by RX queue: every reply leaves on the TX queue of the RX queue its request came in on.
-            final Matcher matcher = Pattern.compile("port A tx queue " + q + "\\s+([0-9,]+) packets \\(rx queue " + q +
-                " delivered ([0-9,]+)\\)").matcher(result.out());
-            assertTrue(matcher.find(), result.out());
+            final String[] args = new String[c.length];
+            args[0] = "run";
+            System.arraycopy(c, 1, args, 1, c.length - 1);
+            final Result result = xmit(args);
+            assertEquals(Main.EXIT_USAGE, result.code(), () -> String.join(" ", args) + "\n" + result.err());
+            assertEquals("", result.out(), String.join(" ", args));
+            assertEquals(1, result.err().lines().count(), result.err());
+            assertTrue(result.err().startsWith("xmit run: ") && result.err().contains(c[0]),
+                () -> "expected '" + c[0] + "' in: " + result.err());
         }
     }
 
     @Test
-    void badOptionsAreUsageErrors()
+    void theEmbeddedConfigurationIsTheScenarioAndDocumentsEveryKey() throws IOException
     {
-        assertEquals(Main.EXIT_USAGE, xmit("run", "--xps", "sideways").code());
-        assertTrue(xmit("run", "--xps", "sideways").err().contains("--xps = 'sideways' is not an XPS preset"));
-        assertEquals(Main.EXIT_USAGE, xmit("run", "--duration", "0").code());
-        assertEquals(Main.EXIT_USAGE, xmit("run", "--frobnicate").code());
+        final Settings settings = Settings.load(null, List.of());
+        final PipelineConfig expected = PipelineConfig.defaults().withName("run").withCpus(2)
+            .withXps(XpsPreset.RXQS, List.of()).withRingTerms(8 << 20, 64 << 10);
+        assertEquals(expected, settings.pipeline());
+        assertEquals(10, settings.duration().toSeconds());
+        assertEquals(50_000, settings.rate());
+        assertEquals(256, settings.flows());
+
+        // Keys that are commented out in reference.conf (no default that fits every device, or read elsewhere)
+        // must still be documented there.
+        final String reference = new String(RunCommandTest.class.getResourceAsStream("/reference.conf").readAllBytes(),
+            StandardCharsets.UTF_8);
+        for (final String key : PipelineConfig.KEYS)
+        {
+            final String last = key.substring(key.lastIndexOf('.') + 1);
+            assertTrue(reference.contains(last + " ="), () -> "reference.conf does not document " + key);
+        }
+        for (final String key : Settings.RUN_KEYS)
+        {
+            assertTrue(reference.contains(key + " ="), () -> "reference.conf does not document xmit.run." + key);
+        }
+        assertEquals(expected, PipelineConfig.fromConfig(ConfigFactory.parseString(reference).withoutPath("xmit.run")
+            .resolve()));
+    }
+
+    @Test
+    void laterOverridesWinOverTheFileAndTheReference() throws IOException
+    {
+        final Path file = dir.resolve("edge.conf");
+        Files.writeString(file, "xmit { name = edge, cpus = 1, qdisc.bulk-limit = 8, run.rate = 7 }\n");
+        final Settings settings = Settings.load(file, List.of("cpus=3", "xmit.cpus=4", "device=loop:tx=2,rx=2",
+            "xmit.run.duration=2s", "cores=[0, 1, 0, 1]"));
+        assertEquals("edge", settings.pipeline().name());
+        assertEquals(4, settings.pipeline().cpus());
+        assertEquals(List.of(0, 1, 0, 1), settings.pipeline().cores());
+        assertEquals(8, settings.pipeline().bulkLimit());
+        assertEquals("loop:tx=2,rx=2", settings.pipeline().device());
+        assertEquals(7, settings.rate());
+        assertEquals(2, settings.duration().toSeconds());
     }
 }

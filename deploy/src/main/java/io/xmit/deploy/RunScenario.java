@@ -1,0 +1,414 @@
+package io.xmit.deploy;
+
+import akka.actor.typed.ActorSystem;
+import akka.actor.typed.javadsl.Behaviors;
+import com.typesafe.config.ConfigFactory;
+import io.xmit.actors.Endpoint;
+import io.xmit.actors.Pipeline;
+import io.xmit.actors.SendResult;
+import io.xmit.actors.SocketOptions;
+import io.xmit.actors.UdpSocket;
+import io.xmit.actors.stats.CounterType;
+
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The built-in scenario of {@code xmit run}. Port A (10.0.0.1) runs a UDP request/response service on port 11211
+ * with one SO_REUSEPORT socket per CPU, like a memcached server's worker threads: the RX path hands each request to
+ * the socket on the CPU its RX queue runs on, whose handler replies in place. Port B (10.0.0.2) runs the clients,
+ * one connected socket per flow, offering a steady load from one generator thread. A live line per second; at the
+ * end (the duration, or Ctrl-C) the load stops, the replies still in flight are waited for, and a summary is
+ * printed.
+ */
+final class RunScenario
+{
+    static final int SERVICE_PORT = 11211;
+    static final int FIRST_CLIENT_PORT = 40000;
+    /**
+     * SO_RCVBUF of each service socket, as a UDP server sets a large one: it takes a whole CPU's share of requests
+     * (a second of them at the default rate), where each client socket takes one flow's.
+     */
+    static final int SERVICE_RECEIVE_BUFFER = 4 << 20;
+
+    private static final Logger LOG = LoggerFactory.getLogger(RunScenario.class);
+    private static final long SPIN_NS = 20_000;
+    private static final long DRAIN_NS = TimeUnit.SECONDS.toNanos(2);
+    private static final long HOOK_WAIT_S = 30;
+    private static final int BAR_WIDTH = 20;
+
+    private final Settings settings;
+    private final boolean verbose;
+    private final Path jsonFile;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final Load load;
+    private final CountDownLatch stopRequested = new CountDownLatch(1);
+    private final CountDownLatch finished = new CountDownLatch(1);
+
+    RunScenario(final Settings settings, final boolean verbose, final Path jsonFile, final PrintStream out,
+        final PrintStream err)
+    {
+        this.settings = settings;
+        this.verbose = verbose;
+        this.jsonFile = jsonFile;
+        this.out = out;
+        this.err = err;
+        this.load = new Load(settings.rate(), settings.flows());
+    }
+
+    int run()
+    {
+        // Ctrl-C: the hook asks the run to stop and holds the JVM until the drain and the summary are done; Akka's
+        // own hook is off, or it would stop the pipeline's actors under the drain.
+        final Thread hook = new Thread(this::stopFromSignal, "xmit-run-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        final ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "xmit", ConfigFactory.parseString(
+            "akka.loglevel = " + (verbose ? "DEBUG" : "WARNING") + "\n" +
+            "akka.loggers = [\"akka.event.slf4j.Slf4jLogger\"]\n" +
+            "akka.logging-filter = \"akka.event.slf4j.Slf4jLoggingFilter\"\n" +
+            "akka.log-dead-letters = off\n" +
+            "akka.jvm-shutdown-hooks = off\n" +
+            "akka.coordinated-shutdown.run-by-jvm-shutdown-hook = off")
+            .withFallback(settings.config()));
+        try
+        {
+            final Pipeline pipeline;
+            try
+            {
+                pipeline = Pipeline.start(system, settings.pipeline());
+            }
+            catch (final IllegalStateException ex)
+            {
+                err.println("xmit run: cannot start the pipeline: " + ex.getMessage());
+                return Main.EXIT_FAILED;
+            }
+            return run(pipeline);
+        }
+        finally
+        {
+            load.running.set(false);
+            system.terminate();
+            finished.countDown();
+            try
+            {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            }
+            catch (final IllegalStateException shuttingDown)
+            {
+                // The JVM is already stopping: the hook is running, and returns now that the run has finished.
+            }
+        }
+    }
+
+    private int run(final Pipeline pipeline)
+    {
+        LOG.debug("starting {}", settings.pipeline());
+        final long started = System.nanoTime();
+        String stoppedBy = "duration";
+        try
+        {
+            final List<UdpSocket> clients = openSockets(pipeline);
+            out.printf(Locale.ROOT, "xmit run: %s, %d CPUs, XPS %s, %d flows, %,d requests/s offered, %d s; " +
+                "counters %s%n", pipeline.config().device(), pipeline.config().cpus(),
+                pipeline.config().xpsPreset().label(), settings.flows(), settings.rate(),
+                settings.duration().toSeconds(), pipeline.countersPath());
+            final Thread generator = Thread.ofPlatform().name("xmit-run-load").start(() -> load.offer(clients));
+            final long end = started + settings.duration().toNanos();
+            final LiveView view = new LiveView(pipeline);
+            long nextTick = started + TimeUnit.SECONDS.toNanos(1);
+            while (true)
+            {
+                final long wait = Math.min(nextTick, end) - System.nanoTime();
+                if (wait > 0 && stopRequested.await(wait, TimeUnit.NANOSECONDS))
+                {
+                    stoppedBy = "signal";
+                    break;
+                }
+                if (pipeline.whenTerminated().toCompletableFuture().isDone())
+                {
+                    err.println("xmit run: the pipeline stopped: " +
+                        pipeline.whenTerminated().toCompletableFuture().join());
+                    return Main.EXIT_FAILED;
+                }
+                out.println(view.line(System.nanoTime() - started, settings.duration().toNanos()));
+                if (System.nanoTime() >= end)
+                {
+                    break;
+                }
+                nextTick += TimeUnit.SECONDS.toNanos(1);
+            }
+            load.running.set(false);
+            generator.join(TimeUnit.SECONDS.toMillis(5));
+            awaitReplies();
+            final RunSummary summary = RunSummary.of(pipeline, load, (System.nanoTime() - started) / 1e9, stoppedBy);
+            stopPipeline(pipeline);
+            summary.print(out);
+            if (null != jsonFile)
+            {
+                Files.writeString(jsonFile, summary.json() + "\n", StandardCharsets.UTF_8);
+            }
+            return Main.EXIT_OK;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return Main.EXIT_FAILED;
+        }
+        catch (final IOException ex)
+        {
+            err.println("xmit run: cannot write --json " + jsonFile + ": " + ex.getMessage());
+            return Main.EXIT_FAILED;
+        }
+        finally
+        {
+            stopPipeline(pipeline);
+        }
+    }
+
+    /**
+     * Where the pipeline stops, after the load has stopped and its replies have come back. The one place that
+     * chooses how: {@code close()} stops the actors without draining rings and backlogs.
+     */
+    private static void stopPipeline(final Pipeline pipeline)
+    {
+        pipeline.close();
+    }
+
+    /** The load has stopped: requests still in rings and queues are answered within a bounded wait. */
+    private void awaitReplies() throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + DRAIN_NS;
+        while (load.replies() < load.requests() && System.nanoTime() < deadline)
+        {
+            Thread.sleep(10);
+        }
+    }
+
+    private void stopFromSignal()
+    {
+        stopRequested.countDown();
+        try
+        {
+            finished.await(HOOK_WAIT_S, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private List<UdpSocket> openSockets(final Pipeline pipeline)
+    {
+        final int cpus = pipeline.config().cpus();
+        for (int cpu = 0; cpu < cpus; cpu++)
+        {
+            // One reply buffer per socket: its handler runs on its CPU only.
+            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[2048]);
+            pipeline.openUdp(SocketOptions.udp4(SERVICE_PORT).bindTo("*").reusePort(true).onCpu(cpu)
+                .receiveBuffer(SERVICE_RECEIVE_BUFFER)
+                .handler((socket, request) ->
+                {
+                    buffer.putBytes(0, request.buffer(), request.payloadOffset(), request.payloadLength());
+                    socket.reply(request, buffer, 0, request.payloadLength());
+                }));
+        }
+        final List<UdpSocket> clients = new ArrayList<>();
+        for (int f = 0; f < settings.flows(); f++)
+        {
+            clients.add(pipeline.openUdp(SocketOptions.udp4(FIRST_CLIENT_PORT + f).onPort(1)
+                .connect(Endpoint.of("10.0.0.1", SERVICE_PORT)).onCpu(f % cpus)
+                .handler((socket, response) -> load.replied(response.buffer().getLong(response.payloadOffset())))));
+        }
+        return clients;
+    }
+
+    /** The offered load and what came back: sent, answered, back-pressured, and the RTT of each reply. */
+    static final class Load
+    {
+        private final int rate;
+        private final int flows;
+        private final Recorder rtt = new Recorder(3);
+        private final Histogram total = new Histogram(3);
+        private final AtomicLong replies = new AtomicLong();
+        private final AtomicLong requests = new AtomicLong();
+        private final AtomicLong backPressured = new AtomicLong();
+        private final AtomicBoolean running = new AtomicBoolean(true);
+
+        Load(final int rate, final int flows)
+        {
+            this.rate = rate;
+            this.flows = flows;
+        }
+
+        int rate()
+        {
+            return rate;
+        }
+
+        int flows()
+        {
+            return flows;
+        }
+
+        long requests()
+        {
+            return requests.get();
+        }
+
+        long replies()
+        {
+            return replies.get();
+        }
+
+        long backPressured()
+        {
+            return backPressured.get();
+        }
+
+        /** Everything recorded so far, including the interval not yet taken. */
+        Histogram total()
+        {
+            interval();
+            return total.copy();
+        }
+
+        /** The RTTs since the last call; also added to the total. */
+        synchronized Histogram interval()
+        {
+            final Histogram interval = rtt.getIntervalHistogram();
+            total.add(interval);
+            return interval;
+        }
+
+        void replied(final long sentAt)
+        {
+            rtt.recordValue(Math.max(0, System.nanoTime() - sentAt));
+            replies.incrementAndGet();
+        }
+
+        /** One thread paces requests at the offered rate over all client sockets, round-robin. */
+        void offer(final List<UdpSocket> clients)
+        {
+            final UnsafeBuffer payload = new UnsafeBuffer(new byte[32]);
+            final long interval = TimeUnit.SECONDS.toNanos(1) / rate;
+            long next = System.nanoTime();
+            int flow = 0;
+            while (running.get())
+            {
+                final long now = System.nanoTime();
+                if (now < next)
+                {
+                    // Sleep through long gaps: a spinning generator would take a whole core from the pipeline's CPUs.
+                    if (next - now > SPIN_NS)
+                    {
+                        LockSupport.parkNanos(next - now - SPIN_NS);
+                    }
+                    else
+                    {
+                        Thread.onSpinWait();
+                    }
+                    continue;
+                }
+                payload.putLong(0, now);
+                final long result = clients.get(flow).send(payload, 0, payload.capacity());
+                if (result > 0)
+                {
+                    requests.incrementAndGet();
+                    next += interval;
+                    flow = flow + 1 == clients.size() ? 0 : flow + 1;
+                }
+                else if (SendResult.BACK_PRESSURED == result)
+                {
+                    backPressured.incrementAndGet();
+                }
+                else
+                {
+                    return;
+                }
+            }
+        }
+    }
+
+    /**
+     * The live line, once a second: progress to the end, replies/s, the interval's RTT percentiles, packets/s per TX
+     * queue of each port, the bypass share, the mean bulk, and drops by reason.
+     */
+    private final class LiveView
+    {
+        private final Pipeline pipeline;
+        private final long[][] previous;
+        private long lastReplies;
+        private long lastNanos;
+
+        LiveView(final Pipeline pipeline)
+        {
+            this.pipeline = pipeline;
+            previous = new long[pipeline.portCount()][];
+            for (int p = 0; p < previous.length; p++)
+            {
+                previous[p] = new long[pipeline.driver(p).txQueueCount()];
+            }
+        }
+
+        String line(final long elapsed, final long duration)
+        {
+            final double seconds = Math.max(1e-3, (elapsed - lastNanos) / 1e9);
+            lastNanos = elapsed;
+            final Histogram interval = load.interval();
+            final long replies = load.replies();
+            final StringBuilder queues = new StringBuilder();
+            for (int p = 0; p < previous.length; p++)
+            {
+                queues.append("  ").append(RunSummary.portName(p)).append(" txq/s");
+                for (int q = 0; q < previous[p].length; q++)
+                {
+                    final long packets = pipeline.counter(CounterType.QDISC_PACKETS, "port=" + p + " txq=" + q);
+                    queues.append(String.format(Locale.ROOT, " %5.1fk", (packets - previous[p][q]) / seconds / 1000));
+                    previous[p][q] = packets;
+                }
+            }
+            final int filled = (int)Math.min(BAR_WIDTH, elapsed * BAR_WIDTH / duration);
+            final String line = String.format(Locale.ROOT, "[%s%s] %3ds %,9.0f req/s  RTT p50 %6.1f p99 %7.1f " +
+                "p99.9 %7.1f µs%s  bypass %3.0f%%  bulk %4.1f  drops %s",
+                "#".repeat(filled), ".".repeat(BAR_WIDTH - filled), Math.round(elapsed / 1e9),
+                (replies - lastReplies) / seconds, interval.getValueAtPercentile(50) / 1000.0,
+                interval.getValueAtPercentile(99) / 1000.0, interval.getValueAtPercentile(99.9) / 1000.0, queues,
+                100.0 * RunSummary.bypassShare(pipeline), RunSummary.meanBulk(pipeline), drops());
+            lastReplies = replies;
+            return line;
+        }
+
+        /** {@code 0}, or each reason that counted, e.g. {@code rx_drop_socket_ring_full=12}. */
+        private String drops()
+        {
+            final StringBuilder drops = new StringBuilder();
+            for (final CounterType type : RunSummary.DROP_REASONS)
+            {
+                final long count = RunSummary.sum(pipeline, type);
+                if (count > 0)
+                {
+                    drops.append(drops.isEmpty() ? "" : " ").append(type.label()).append('=').append(count);
+                }
+            }
+            return drops.isEmpty() ? "0" : drops.toString();
+        }
+    }
+}

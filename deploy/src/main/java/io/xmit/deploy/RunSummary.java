@@ -1,0 +1,201 @@
+package io.xmit.deploy;
+
+import io.xmit.actors.Pipeline;
+import io.xmit.actors.stats.CounterType;
+
+import org.HdrHistogram.Histogram;
+
+import java.io.PrintStream;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What {@code xmit run} reports at the end, read from the pipeline's counters before it stops: the load's figures,
+ * the RTT, packets per queue of each port, the bypass share, the mean bulk and the drops by reason. Printed as a
+ * table and, with {@code --json FILE}, written as JSON.
+ *
+ * @param txPackets   per port, per TX queue: packets its qdisc handed to the driver.
+ * @param rxDelivered per port, per RX queue: datagrams delivered to a socket.
+ * @param drops       per reason (a counter label), summed over ports and queues.
+ */
+record RunSummary(
+    String pipeline,
+    String device,
+    int cpus,
+    String xps,
+    double seconds,
+    int offeredRate,
+    int flows,
+    String stoppedBy,
+    long requests,
+    long replies,
+    long backPressured,
+    Histogram rtt,
+    long[][] txPackets,
+    long[][] rxDelivered,
+    double bypassShare,
+    double meanBulk,
+    Map<String, Long> drops)
+{
+    /** Every counted way a packet is lost on its way through the pipeline. */
+    static final List<CounterType> DROP_REASONS = List.of(CounterType.RX_DROP_NO_SOCKET,
+        CounterType.RX_DROP_MALFORMED, CounterType.RX_DROP_SOCKET_RING_FULL, CounterType.RX_DROP_UNSUPPORTED,
+        CounterType.RX_DROP_FAILED, CounterType.QDISC_DROP_OVERFLOW, CounterType.QDISC_DROP_OVERSIZE,
+        CounterType.QDISC_DROP_SHUTDOWN, CounterType.TXQ_DROP_SHUTDOWN);
+
+    static RunSummary of(final Pipeline pipeline, final RunScenario.Load load, final double seconds,
+        final String stoppedBy)
+    {
+        final int ports = pipeline.portCount();
+        final long[][] tx = new long[ports][];
+        final long[][] rx = new long[ports][];
+        for (int p = 0; p < ports; p++)
+        {
+            tx[p] = new long[pipeline.driver(p).txQueueCount()];
+            rx[p] = new long[pipeline.driver(p).rxQueueCount()];
+            for (int q = 0; q < tx[p].length; q++)
+            {
+                tx[p][q] = pipeline.counter(CounterType.QDISC_PACKETS, "port=" + p + " txq=" + q);
+            }
+            for (int q = 0; q < rx[p].length; q++)
+            {
+                rx[p][q] = pipeline.counter(CounterType.RX_DELIVERED, "port=" + p + " rxq=" + q);
+            }
+        }
+        final Map<String, Long> drops = new LinkedHashMap<>();
+        for (final CounterType type : DROP_REASONS)
+        {
+            drops.put(type.label(), sum(pipeline, type));
+        }
+        return new RunSummary(pipeline.config().name(), pipeline.config().device(), pipeline.config().cpus(),
+            pipeline.config().xpsPreset().label(), seconds, load.rate(), load.flows(), stoppedBy, load.requests(),
+            load.replies(), load.backPressured(), load.total(), tx, rx, bypassShare(pipeline), meanBulk(pipeline),
+            drops);
+    }
+
+    long dropsTotal()
+    {
+        return drops.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    void print(final PrintStream out)
+    {
+        out.println();
+        out.printf(Locale.ROOT, "%-32s %s, %d CPUs, XPS %s, %.1f s (%s)%n", "xmit run", device, cpus, xps, seconds,
+            stoppedBy);
+        out.printf(Locale.ROOT, "%-32s %,d%n", "requests sent", requests);
+        out.printf(Locale.ROOT, "%-32s %,d%n", "replies received", replies);
+        out.printf(Locale.ROOT, "%-32s %,d%n", "sends back-pressured (retried)", backPressured);
+        out.printf(Locale.ROOT, "%-32s %.1f / %.1f / %.1f / %.1f µs%n", "RTT p50 / p99 / p99.9 / max",
+            micros(50), micros(99), micros(99.9), rtt.getMaxValue() / 1000.0);
+        final StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-8s", "queue"));
+        for (int p = 0; p < txPackets.length; p++)
+        {
+            header.append(String.format(Locale.ROOT, " %14s %14s", portName(p) + " tx packets",
+                portName(p) + " rx delivered"));
+        }
+        out.println(header);
+        final int queues = Math.max(maxLength(txPackets), maxLength(rxDelivered));
+        for (int q = 0; q < queues; q++)
+        {
+            final StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-8d", q));
+            for (int p = 0; p < txPackets.length; p++)
+            {
+                row.append(String.format(Locale.ROOT, " %,14d %,14d", at(txPackets[p], q), at(rxDelivered[p], q)));
+            }
+            out.println(row);
+        }
+        out.printf(Locale.ROOT, "%-32s %.1f%%%n", "bypass share", 100.0 * bypassShare);
+        out.printf(Locale.ROOT, "%-32s %.1f packets%n", "mean bulk (tx_burst)", meanBulk);
+        out.printf(Locale.ROOT, "%-32s %,d%n", "drops (all reasons)", dropsTotal());
+        drops.forEach((reason, count) ->
+        {
+            if (count > 0)
+            {
+                out.printf(Locale.ROOT, "%-32s %,d%n", "  " + reason, count);
+            }
+        });
+    }
+
+    String json()
+    {
+        final Json json = new Json().object()
+            .field("pipeline", pipeline).field("device", device).field("cpus", cpus).field("xps", xps)
+            .field("seconds", seconds).field("stopped_by", stoppedBy).field("offered_rate", offeredRate)
+            .field("flows", flows).field("requests_sent", requests).field("replies_received", replies)
+            .field("sends_back_pressured", backPressured)
+            .object("rtt_us").field("p50", micros(50)).field("p99", micros(99)).field("p99_9", micros(99.9))
+            .field("max", rtt.getMaxValue() / 1000.0).endObject()
+            .array("ports");
+        for (int p = 0; p < txPackets.length; p++)
+        {
+            json.object().field("port", portName(p)).array("tx_packets");
+            for (final long packets : txPackets[p])
+            {
+                json.value(packets);
+            }
+            json.endArray().array("rx_delivered");
+            for (final long delivered : rxDelivered[p])
+            {
+                json.value(delivered);
+            }
+            json.endArray().endObject();
+        }
+        json.endArray().field("bypass_share", bypassShare).field("mean_bulk", meanBulk)
+            .object("drops").field("total", dropsTotal());
+        drops.forEach(json::field);
+        return json.endObject().endObject().toString();
+    }
+
+    static String portName(final int port)
+    {
+        return String.valueOf((char)('A' + port));
+    }
+
+    /** The share of packets that bypassed a qdisc's backlog, over every queue of every port. */
+    static double bypassShare(final Pipeline pipeline)
+    {
+        final long packets = sum(pipeline, CounterType.QDISC_PACKETS);
+        return 0 == packets ? 0 : (double)sum(pipeline, CounterType.QDISC_BYPASSED) / packets;
+    }
+
+    /** Packets per tx_burst, over every queue of every port. */
+    static double meanBulk(final Pipeline pipeline)
+    {
+        final long bulks = sum(pipeline, CounterType.QDISC_BULKS);
+        return 0 == bulks ? 0 : (double)sum(pipeline, CounterType.QDISC_PACKETS) / bulks;
+    }
+
+    /** Counter {@code type} over every queue (or socket) of every port. */
+    static long sum(final Pipeline pipeline, final CounterType type)
+    {
+        long sum = 0;
+        for (int p = 0; p < pipeline.portCount(); p++)
+        {
+            sum += pipeline.total(type, p);
+        }
+        return sum;
+    }
+
+    private double micros(final double percentile)
+    {
+        return rtt.getValueAtPercentile(percentile) / 1000.0;
+    }
+
+    private static int maxLength(final long[][] perPort)
+    {
+        int max = 0;
+        for (final long[] queues : perPort)
+        {
+            max = Math.max(max, queues.length);
+        }
+        return max;
+    }
+
+    private static long at(final long[] values, final int index)
+    {
+        return index < values.length ? values[index] : 0;
+    }
+}

@@ -1,0 +1,236 @@
+package io.xmit.deploy;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigParseOptions;
+import com.typesafe.config.ConfigRenderOptions;
+import com.typesafe.config.ConfigUtil;
+import com.typesafe.config.ConfigValue;
+import com.typesafe.config.ConfigValueFactory;
+import com.typesafe.config.ConfigValueType;
+import io.xmit.actors.PipelineConfig;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The command line's configuration, in layers: the reference (every {@code reference.conf} on the class path, deploy's
+ * holding the built-in scenario), a file ({@code --config}), then {@code --set key=value} overrides in the order given.
+ * Everything under {@code xmit} is checked here, before anything starts: the pipeline's keys by
+ * {@link PipelineConfig#fromConfig}, the scenario's ({@code xmit.run}) below; a bad one is a {@link UsageException}.
+ */
+final class Settings
+{
+    static final String RUN = "xmit.run";
+    static final List<String> RUN_KEYS = List.of("duration", "rate", "flows");
+
+    private final Config config;
+    private final PipelineConfig pipeline;
+    private final Duration duration;
+    private final int rate;
+    private final int flows;
+
+    private Settings(final Config config, final PipelineConfig pipeline, final Duration duration, final int rate,
+        final int flows)
+    {
+        this.config = config;
+        this.pipeline = pipeline;
+        this.duration = duration;
+        this.rate = rate;
+        this.flows = flows;
+    }
+
+    /**
+     * @param file      a HOCON file, or null.
+     * @param overrides {@code key=value} pairs; a key without the {@code xmit.} or {@code akka.} prefix is under
+     *                  {@code xmit}, and a value is HOCON (a number, a list, a duration) or else taken as a string.
+     */
+    static Settings load(final Path file, final List<String> overrides)
+    {
+        Config config = ConfigFactory.empty();
+        for (final String pair : overrides)
+        {
+            config = override(pair).withFallback(config);
+        }
+        if (null != file)
+        {
+            config = config.withFallback(parseFile(file));
+        }
+        try
+        {
+            config = config.withFallback(ConfigFactory.defaultReference()).resolve();
+        }
+        catch (final ConfigException ex)
+        {
+            throw new UsageException(ex.getMessage());
+        }
+        final PipelineConfig pipeline;
+        try
+        {
+            pipeline = PipelineConfig.fromConfig(config.withoutPath(RUN));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new UsageException(ex.getMessage());
+        }
+        final Config run = section(config);
+        final Duration duration = duration(run, "duration");
+        if (duration.compareTo(Duration.ofSeconds(1)) < 0 || duration.compareTo(Duration.ofDays(1)) > 0)
+        {
+            throw new UsageException(RUN + ".duration = " + render(run.getValue("duration")) + " is not in 1s..1d");
+        }
+        return new Settings(config, pipeline, duration, integer(run, "rate", 1, 100_000_000),
+            integer(run, "flows", 1, 4096));
+    }
+
+    /** Everything, resolved: the actor system is made from it too, so a file may also set {@code akka} keys. */
+    Config config()
+    {
+        return config;
+    }
+
+    PipelineConfig pipeline()
+    {
+        return pipeline;
+    }
+
+    Duration duration()
+    {
+        return duration;
+    }
+
+    int rate()
+    {
+        return rate;
+    }
+
+    int flows()
+    {
+        return flows;
+    }
+
+    private static Config parseFile(final Path file)
+    {
+        if (!Files.isRegularFile(file))
+        {
+            throw new UsageException("--config '" + file + "': no such file");
+        }
+        try
+        {
+            return ConfigFactory.parseFile(file.toFile(), ConfigParseOptions.defaults().setAllowMissing(false));
+        }
+        catch (final ConfigException ex)
+        {
+            throw new UsageException("--config: " + ex.getMessage());
+        }
+    }
+
+    private static Config override(final String pair)
+    {
+        final int eq = pair.indexOf('=');
+        if (eq <= 0)
+        {
+            throw new UsageException("--set '" + pair + "': expected key=value, e.g. --set qdisc.bulk-limit=16");
+        }
+        final String given = pair.substring(0, eq).strip();
+        final String key = given.startsWith("xmit.") || given.startsWith("akka.") ? given : "xmit." + given;
+        try
+        {
+            ConfigUtil.splitPath(key);
+        }
+        catch (final ConfigException ex)
+        {
+            throw new UsageException("--set '" + pair + "': '" + given + "' is not a key path");
+        }
+        return ConfigFactory.empty().withValue(key, value(pair.substring(eq + 1).strip()));
+    }
+
+    /** {@code 4}, {@code [0, 1]}, {@code 10s} as HOCON would read them; what HOCON cannot read whole, as a string. */
+    private static ConfigValue value(final String text)
+    {
+        try
+        {
+            final Config parsed = ConfigFactory.parseString("v = " + text);
+            if (1 == parsed.root().size() && parsed.hasPathOrNull("v"))
+            {
+                return parsed.root().get("v");
+            }
+        }
+        catch (final ConfigException ignored)
+        {
+            // `loop:tx=4,rx=4` is not HOCON; the string it is.
+        }
+        return ConfigValueFactory.fromAnyRef(text, "--set");
+    }
+
+    /** {@code xmit.run}, each of whose keys must be one the scenario reads. */
+    private static Config section(final Config config)
+    {
+        if (!config.hasPath(RUN))
+        {
+            return ConfigFactory.empty();
+        }
+        if (ConfigValueType.OBJECT != config.getValue(RUN).valueType())
+        {
+            throw new UsageException(RUN + " = " + render(config.getValue(RUN)) + " is not an object; " + RUN +
+                " holds " + String.join(", ", RUN_KEYS));
+        }
+        final Config run = config.getConfig(RUN);
+        for (final Map.Entry<String, ConfigValue> entry : run.entrySet())
+        {
+            if (!RUN_KEYS.contains(entry.getKey()))
+            {
+                throw new UsageException(RUN + "." + entry.getKey() + " = " + render(entry.getValue()) +
+                    " is not a known key; " + RUN + " knows " + String.join(", ", RUN_KEYS));
+            }
+        }
+        return run;
+    }
+
+    private static Duration duration(final Config run, final String key)
+    {
+        try
+        {
+            return run.getDuration(key);
+        }
+        catch (final ConfigException ex)
+        {
+            throw new UsageException(RUN + "." + key + " = " + (run.hasPath(key) ? render(run.getValue(key)) :
+                "nothing") + " is not a duration, e.g. 10s or 2m");
+        }
+    }
+
+    private static int integer(final Config run, final String key, final int min, final int max)
+    {
+        if (!run.hasPath(key))
+        {
+            throw new UsageException(RUN + "." + key + " is not set (it is in " + min + ".." + max + ")");
+        }
+        final ConfigValue value = run.getValue(key);
+        final Object unwrapped = value.unwrapped();
+        long number = Long.MIN_VALUE;
+        if (unwrapped instanceof Integer || unwrapped instanceof Long)
+        {
+            number = ((Number)unwrapped).longValue();
+        }
+        else if (unwrapped instanceof String text && text.strip().matches("-?\\d{1,18}"))
+        {
+            number = Long.parseLong(text.strip());
+        }
+        if (number < min || number > max)
+        {
+            throw new UsageException(RUN + "." + key + " = " + render(value) + " is not a whole number in " + min +
+                ".." + max);
+        }
+        return (int)number;
+    }
+
+    private static String render(final ConfigValue value)
+    {
+        return value.render(ConfigRenderOptions.concise());
+    }
+}

@@ -1,0 +1,368 @@
+package io.xmit.deploy;
+
+import io.xmit.actors.stats.CountersFile;
+import io.xmit.actors.stats.CountersView;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@code xmit stat}: watches a running pipeline from another process through its counters file, like
+ * {@code tc -s qdisc} and {@code ethtool -S} together. Once a second a table per port: each TX queue's packets and
+ * bytes per second, bypass share, mean bulk, requeues, drops by reason, stops and wakes, watchdog resets, backlog and
+ * BQL limit; each RX queue's packets, bytes and deliveries per second and drops by reason. {@code --once} prints one
+ * snapshot of the totals; {@code --json} prints JSON.
+ */
+final class StatCommand
+{
+    private static final String HELP = """
+        usage: xmit stat [NAME] [options]
+          NAME             the pipeline's name (xmit.name); default: the only pipeline running
+          --once           print one snapshot of the totals and exit
+          --json           print JSON (one object per snapshot)
+          --count N        stop after N snapshots (default: until the pipeline stops or Ctrl-C)
+          --interval S     seconds between snapshots (default 1)
+          --dir DIR        where counters files live (default /dev/shm; xmit.counters.directory)
+        Rates are per second over the interval; --once shows totals since the pipeline started.""";
+
+    private static final Pattern QUEUE = Pattern.compile("([a-z_0-9]+) port=(\\d+) (txq|rxq)=(\\d+)");
+    private static final Pattern FILE_NAME = Pattern.compile("xmit-(\\d+)-(.+)\\.counters");
+
+    /** TX queue columns: counter label, column heading; rates unless a gauge. */
+    private static final String[][] TX_COUNTERS = {
+        {"qdisc_packets", "packets"}, {"qdisc_bytes", "bytes"}, {"qdisc_bypassed", "bypassed"},
+        {"qdisc_bulks", "bulks"}, {"qdisc_requeues", "requeues"}, {"qdisc_drop_overflow", "drop_overflow"},
+        {"qdisc_drop_oversize", "drop_oversize"}, {"qdisc_drop_driver_error", "drop_driver_error"},
+        {"txq_stops", "stops"}, {"txq_wakes", "wakes"}, {"txq_watchdog_resets", "watchdog_resets"},
+        {"txq_completed_packets", "completed"}};
+    private static final String[][] TX_GAUGES = {
+        {"qdisc_backlog_packets", "backlog"}, {"txq_bql_limit", "bql_limit"}, {"txq_inflight_bytes", "inflight_bytes"},
+        {"txq_stopped", "stopped"}};
+    private static final String[][] RX_COUNTERS = {
+        {"rx_packets", "packets"}, {"rx_bytes", "bytes"}, {"rx_delivered", "delivered"},
+        {"rx_drop_no_socket", "drop_no_socket"}, {"rx_drop_malformed", "drop_malformed"},
+        {"rx_drop_socket_ring_full", "drop_ring_full"}, {"rx_drop_unsupported", "drop_unsupported"}};
+
+    private StatCommand()
+    {
+    }
+
+    static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        String name = null;
+        boolean once = false;
+        boolean json = false;
+        int count = Integer.MAX_VALUE;
+        double interval = 1;
+        Path dir = CountersFile.DEFAULT_DIRECTORY;
+        for (int i = 0; i < args.length; i++)
+        {
+            final String arg = args[i];
+            switch (arg)
+            {
+                case "--help", "-h" ->
+                {
+                    out.println(HELP);
+                    return Main.EXIT_OK;
+                }
+                case "--once" -> once = true;
+                case "--json" -> json = true;
+                case "--count" -> count = Args.intArg(arg, Args.value(args, ++i, arg), 1, Integer.MAX_VALUE);
+                case "--interval" -> interval = seconds(Args.value(args, ++i, arg));
+                case "--dir" -> dir = Path.of(Args.value(args, ++i, arg));
+                default ->
+                {
+                    if (arg.startsWith("-") || null != name)
+                    {
+                        throw new UsageException("unknown option '" + arg + "' (see xmit stat --help)");
+                    }
+                    name = arg;
+                }
+            }
+        }
+        if (!Files.isDirectory(dir))
+        {
+            throw new UsageException("--dir '" + dir + "': not a directory");
+        }
+        final Path file = find(dir, name, err);
+        if (null == file)
+        {
+            return Main.EXIT_FAILED;
+        }
+        final CountersView view;
+        try
+        {
+            view = CountersFile.open(file);
+        }
+        catch (final IllegalArgumentException | IllegalStateException ex)
+        {
+            err.println("xmit stat: " + ex.getMessage());
+            return Main.EXIT_FAILED;
+        }
+        try
+        {
+            return watch(view, once, json, count, interval, out);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return Main.EXIT_OK;
+        }
+        finally
+        {
+            view.close();
+        }
+    }
+
+    private static int watch(final CountersView view, final boolean once, final boolean json, final int count,
+        final double interval, final PrintStream out) throws InterruptedException
+    {
+        final String name = pipelineName(view.path());
+        Snapshot last = Snapshot.read(view);
+        if (once)
+        {
+            out.println(json ? last.json(name, view.pid(), null) : last.table(name, view.pid(), null));
+            return Main.EXIT_OK;
+        }
+        for (int shown = 0; shown < count; shown++)
+        {
+            TimeUnit.NANOSECONDS.sleep((long)(interval * 1e9));
+            if (!Files.exists(view.path()) || !view.ownerAlive())
+            {
+                out.println("pipeline " + name + " (pid " + view.pid() + ") has stopped");
+                return Main.EXIT_OK;
+            }
+            final Snapshot now = Snapshot.read(view);
+            out.println(json ? now.json(name, view.pid(), last) : now.table(name, view.pid(), last));
+            last = now;
+        }
+        return Main.EXIT_OK;
+    }
+
+    /** The counters file of the named pipeline, or of the only one running; null (reported) if there is none. */
+    static Path find(final Path dir, final String name, final PrintStream err)
+    {
+        final List<Path> running = new ArrayList<>();
+        for (final Path file : CountersFile.list(dir))
+        {
+            final Matcher matcher = FILE_NAME.matcher(file.getFileName().toString());
+            if (matcher.matches() && alive(Long.parseLong(matcher.group(1))) &&
+                (null == name || name.equals(matcher.group(2))))
+            {
+                running.add(file);
+            }
+        }
+        if (running.size() == 1)
+        {
+            return running.get(0);
+        }
+        if (running.isEmpty())
+        {
+            err.println("xmit stat: no xmit pipeline" + (null == name ? "" : " named '" + name + "'") +
+                " is running (no counters file of a live process in " + dir + ")");
+        }
+        else
+        {
+            final List<String> names = new ArrayList<>();
+            for (final Path file : running)
+            {
+                final Matcher matcher = FILE_NAME.matcher(file.getFileName().toString());
+                names.add(matcher.matches() ? matcher.group(2) + " (pid " + matcher.group(1) + ")" : file.toString());
+            }
+            err.println("xmit stat: " + running.size() + " pipelines are running, name one: " +
+                String.join(", ", names));
+        }
+        return null;
+    }
+
+    private static boolean alive(final long pid)
+    {
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    private static String pipelineName(final Path file)
+    {
+        final Matcher matcher = FILE_NAME.matcher(file.getFileName().toString());
+        return matcher.matches() ? matcher.group(2) : file.toString();
+    }
+
+    private static double seconds(final String text)
+    {
+        try
+        {
+            final double seconds = Double.parseDouble(text);
+            if (seconds >= 0.1 && seconds <= 3600)
+            {
+                return seconds;
+            }
+        }
+        catch (final NumberFormatException ignored)
+        {
+            // Reported below.
+        }
+        throw new UsageException("--interval '" + text + "': must be a number of seconds in 0.1..3600");
+    }
+
+    /** Every counter of the file at one moment, by label, and the queues they belong to. */
+    private static final class Snapshot
+    {
+        private final long nanos = System.nanoTime();
+        private final Map<String, Long> values = new HashMap<>();
+        private final TreeMap<Integer, TreeSet<Integer>> txqs = new TreeMap<>();
+        private final TreeMap<Integer, TreeSet<Integer>> rxqs = new TreeMap<>();
+
+        static Snapshot read(final CountersView view)
+        {
+            final Snapshot snapshot = new Snapshot();
+            view.forEach((counterId, typeId, label, value) ->
+            {
+                snapshot.values.put(label, value);
+                final Matcher matcher = QUEUE.matcher(label);
+                if (matcher.matches())
+                {
+                    ("txq".equals(matcher.group(3)) ? snapshot.txqs : snapshot.rxqs)
+                        .computeIfAbsent(Integer.parseInt(matcher.group(2)), port -> new TreeSet<>())
+                        .add(Integer.parseInt(matcher.group(4)));
+                }
+            });
+            return snapshot;
+        }
+
+        /** The value, per second since {@code before} if given; -1 if the pipeline has no such counter. */
+        double value(final String type, final int port, final String kind, final int queue, final Snapshot before,
+            final boolean gauge)
+        {
+            final String label = type + " port=" + port + " " + kind + "=" + queue;
+            final Long now = values.get(label);
+            if (null == now)
+            {
+                return -1;
+            }
+            if (null == before || gauge)
+            {
+                return now;
+            }
+            final double seconds = Math.max(1e-3, (nanos - before.nanos) / 1e9);
+            return (now - before.values.getOrDefault(label, 0L)) / seconds;
+        }
+
+        String table(final String name, final long pid, final Snapshot before)
+        {
+            final StringBuilder text = new StringBuilder();
+            text.append(String.format(Locale.ROOT, "pipeline %s (pid %d)  %s%n", name, pid,
+                null == before ? "totals since start" : "per second"));
+            for (final Map.Entry<Integer, TreeSet<Integer>> port : txqs.entrySet())
+            {
+                final int p = port.getKey();
+                text.append(String.format(Locale.ROOT, "port %s  %-4s %12s %14s %7s %5s %9s %9s %9s %7s %7s %8s %8s" +
+                    " %9s%n", RunSummary.portName(p), "txq", "packets", "bytes", "bypass", "bulk", "requeues",
+                    "overflow", "oversize", "drv_err", "stops", "wakes", "wd_reset", "backlog"));
+                for (final int q : port.getValue())
+                {
+                    final double packets = value("qdisc_packets", p, "txq", q, before, false);
+                    final double bulks = value("qdisc_bulks", p, "txq", q, before, false);
+                    final double bypassed = value("qdisc_bypassed", p, "txq", q, before, false);
+                    text.append(String.format(Locale.ROOT, "        %-4d %12s %14s %6.0f%% %5.1f %9s %9s %9s %7s %7s" +
+                        " %8s %8s %9s%n", q, number(packets), number(value("qdisc_bytes", p, "txq", q, before, false)),
+                        packets > 0 ? 100 * bypassed / packets : 0, bulks > 0 ? packets / bulks : 0,
+                        number(value("qdisc_requeues", p, "txq", q, before, false)),
+                        number(value("qdisc_drop_overflow", p, "txq", q, before, false)),
+                        number(value("qdisc_drop_oversize", p, "txq", q, before, false)),
+                        number(value("qdisc_drop_driver_error", p, "txq", q, before, false)),
+                        number(value("txq_stops", p, "txq", q, before, false)),
+                        number(value("txq_wakes", p, "txq", q, before, false)),
+                        number(value("txq_watchdog_resets", p, "txq", q, before, false)),
+                        number(value("qdisc_backlog_packets", p, "txq", q, before, true))));
+                }
+            }
+            for (final Map.Entry<Integer, TreeSet<Integer>> port : rxqs.entrySet())
+            {
+                final int p = port.getKey();
+                text.append(String.format(Locale.ROOT, "port %s  %-4s %12s %14s %12s %10s %10s %10s %11s%n",
+                    RunSummary.portName(p), "rxq", "packets", "bytes", "delivered", "no_socket", "malformed",
+                    "ring_full", "unsupported"));
+                for (final int q : port.getValue())
+                {
+                    text.append(String.format(Locale.ROOT, "        %-4d %12s %14s %12s %10s %10s %10s %11s%n", q,
+                        number(value("rx_packets", p, "rxq", q, before, false)),
+                        number(value("rx_bytes", p, "rxq", q, before, false)),
+                        number(value("rx_delivered", p, "rxq", q, before, false)),
+                        number(value("rx_drop_no_socket", p, "rxq", q, before, false)),
+                        number(value("rx_drop_malformed", p, "rxq", q, before, false)),
+                        number(value("rx_drop_socket_ring_full", p, "rxq", q, before, false)),
+                        number(value("rx_drop_unsupported", p, "rxq", q, before, false))));
+                }
+            }
+            return text.toString();
+        }
+
+        String json(final String name, final long pid, final Snapshot before)
+        {
+            final Json json = new Json().object().field("pipeline", name).field("pid", pid)
+                .field("per_second", null != before).array("ports");
+            final TreeSet<Integer> ports = new TreeSet<>(txqs.keySet());
+            ports.addAll(rxqs.keySet());
+            for (final int p : ports)
+            {
+                json.object().field("port", p).field("name", RunSummary.portName(p)).array("txq");
+                for (final int q : txqs.getOrDefault(p, new TreeSet<>()))
+                {
+                    json.object().field("queue", q);
+                    fields(json, TX_COUNTERS, p, "txq", q, before, false);
+                    fields(json, TX_GAUGES, p, "txq", q, before, true);
+                    final double packets = value("qdisc_packets", p, "txq", q, before, false);
+                    final double bulks = value("qdisc_bulks", p, "txq", q, before, false);
+                    json.field("bypass_share", packets > 0 ?
+                        value("qdisc_bypassed", p, "txq", q, before, false) / packets : 0)
+                        .field("mean_bulk", bulks > 0 ? packets / bulks : 0).endObject();
+                }
+                json.endArray().array("rxq");
+                for (final int q : rxqs.getOrDefault(p, new TreeSet<>()))
+                {
+                    json.object().field("queue", q);
+                    fields(json, RX_COUNTERS, p, "rxq", q, before, false);
+                    json.endObject();
+                }
+                json.endArray().endObject();
+            }
+            return json.endArray().endObject().toString();
+        }
+
+        /** The counters the pipeline has (one it lacks, such as a newer kind, is left out). */
+        private void fields(final Json json, final String[][] counters, final int port, final String kind,
+            final int queue, final Snapshot before, final boolean gauge)
+        {
+            for (final String[] counter : counters)
+            {
+                final double value = value(counter[0], port, kind, queue, before, gauge);
+                if (value >= 0)
+                {
+                    if (null == before || gauge)
+                    {
+                        json.field(counter[1], (long)value);
+                    }
+                    else
+                    {
+                        json.field(counter[1], value);
+                    }
+                }
+            }
+        }
+
+        private static String number(final double value)
+        {
+            return value < 0 ? "-" : String.format(Locale.ROOT, "%,.0f", value);
+        }
+    }
+}

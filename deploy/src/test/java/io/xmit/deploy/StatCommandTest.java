@@ -1,0 +1,171 @@
+package io.xmit.deploy;
+
+import akka.actor.typed.ActorSystem;
+import akka.actor.typed.javadsl.Behaviors;
+import io.xmit.actors.Endpoint;
+import io.xmit.actors.Pipeline;
+import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.SocketOptions;
+import io.xmit.actors.UdpSocket;
+import io.xmit.actors.XpsPreset;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static io.xmit.deploy.RunCommandTest.xmit;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code xmit stat} against a pipeline this test runs, its counters file in a folder of its own (other pipelines on
+ * the machine must not be "the only one running"): snapshots whose counters move with the traffic, the live table,
+ * and the one line when nothing runs.
+ */
+class StatCommandTest
+{
+    @TempDir
+    static Path dir;
+
+    private static ActorSystem<Void> system;
+    private static Pipeline pipeline;
+    private static UdpSocket client;
+    private static final AtomicLong ECHOED = new AtomicLong();
+    private static final int WINDOW = 32;
+
+    @BeforeAll
+    static void startPipeline()
+    {
+        system = ActorSystem.create(Behaviors.empty(), "stat-test");
+        pipeline = Pipeline.start(system, PipelineConfig.defaults().withName("stat-test").withCpus(2)
+            .withXps(XpsPreset.RXQS, List.of()).withRingTerms(1 << 20, 1 << 20).withCountersDir(dir));
+        final UnsafeBuffer out = new UnsafeBuffer(new byte[64]);
+        pipeline.openUdp(SocketOptions.udp4(7).onCpu(0).handler((socket, request) ->
+        {
+            out.putBytes(0, request.buffer(), request.payloadOffset(), request.payloadLength());
+            socket.reply(request, out, 0, request.payloadLength());
+        }));
+        client = pipeline.openUdp(SocketOptions.udp4(40000).onPort(1).connect(Endpoint.of("10.0.0.1", 7)).onCpu(1)
+            .handler((socket, reply) -> ECHOED.incrementAndGet()));
+    }
+
+    @AfterAll
+    static void stopPipeline()
+    {
+        pipeline.close();
+        system.terminate();
+    }
+
+    private static void echo(final int requests) throws InterruptedException
+    {
+        final long target = ECHOED.get() + requests;
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[32]);
+        final long deadline = System.nanoTime() + 5_000_000_000L;
+        for (int i = 0; i < requests; i++)
+        {
+            // At most a window in flight, so no burst outruns the server socket's ring.
+            while (target - requests + i - ECHOED.get() >= WINDOW && System.nanoTime() < deadline)
+            {
+                Thread.onSpinWait();
+            }
+            while (client.send(payload, 0, payload.capacity()) < 0)
+            {
+                Thread.onSpinWait();
+            }
+        }
+        while (ECHOED.get() < target && System.nanoTime() < deadline)
+        {
+            Thread.sleep(1);
+        }
+        assertEquals(target, ECHOED.get(), "every request echoed");
+    }
+
+    /** The sum over the TX queues of port {@code port} of {@code key}, from {@code xmit stat --once --json}. */
+    private static long txTotal(final String json, final int port, final String key)
+    {
+        final int start = json.indexOf("{\"port\":" + port + ",");
+        final int end = json.indexOf("\"rxq\"", start);
+        final Matcher matcher = Pattern.compile("\"" + key + "\":(\\d+)").matcher(json.substring(start, end));
+        long sum = 0;
+        while (matcher.find())
+        {
+            sum += Long.parseLong(matcher.group(1));
+        }
+        return sum;
+    }
+
+    @Test
+    void onceJsonShowsCountersThatMove() throws InterruptedException
+    {
+        echo(100);
+        final RunCommandTest.Result first = xmit("stat", "stat-test", "--once", "--json", "--dir", dir.toString());
+        assertEquals(Main.EXIT_OK, first.code(), first.err());
+        echo(250);
+        final RunCommandTest.Result second = xmit("stat", "--once", "--json", "--dir", dir.toString());
+        assertEquals(Main.EXIT_OK, second.code(), second.err());
+
+        final String before = first.out().strip();
+        final String after = second.out().strip();
+        assertTrue(before.startsWith("{\"pipeline\":\"stat-test\",\"pid\":" + ProcessHandle.current().pid() +
+            ",\"per_second\":false,\"ports\":[{\"port\":0,\"name\":\"A\",\"txq\":[{\"queue\":0,\"packets\":"), before);
+        // Port A sent the replies, port B the requests: each moved by exactly the 250 echoed in between.
+        assertEquals(250, txTotal(after, 0, "packets") - txTotal(before, 0, "packets"), after);
+        assertEquals(250, txTotal(after, 1, "packets") - txTotal(before, 1, "packets"), after);
+        assertEquals(250, txTotal(after, 1, "completed") - txTotal(before, 1, "completed"), after);
+        assertTrue(after.contains("\"rxq\":[{\"queue\":0,\"packets\":"), after);
+        assertTrue(after.contains("\"drop_no_socket\":0"), after);
+    }
+
+    @Test
+    void theLiveTableShowsRatesPerQueueUntilItsCount() throws InterruptedException
+    {
+        final Thread load = Thread.ofPlatform().start(() ->
+        {
+            try
+            {
+                echo(500);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        });
+        final RunCommandTest.Result result = xmit("stat", "stat-test", "--count", "2", "--interval", "0.2", "--dir",
+            dir.toString());
+        load.join();
+        assertEquals(Main.EXIT_OK, result.code(), result.err());
+        assertEquals(2, result.out().lines().filter(line -> line.startsWith("pipeline stat-test")).count(),
+            result.out());
+        assertTrue(result.out().contains("per second"), result.out());
+        assertEquals(2 * 2, result.out().lines().filter(line -> line.matches("port [AB] {2}txq .*")).count(),
+            result.out());
+        assertEquals(2 * 2, result.out().lines().filter(line -> line.matches("port [AB] {2}rxq .*")).count(),
+            result.out());
+        final RunCommandTest.Result once = xmit("stat", "--once", "--dir", dir.toString());
+        assertTrue(once.out().contains("totals since start"), once.out());
+        assertEquals(2 * 4, once.out().lines().filter(line -> line.matches(" {8}[0-3] +[0-9,]+ .*")).count() / 2,
+            once.out());
+    }
+
+    @Test
+    void noPipelineRunningIsOneLineAndExitOne(@TempDir final Path empty)
+    {
+        final RunCommandTest.Result none = xmit("stat", "--dir", empty.toString());
+        assertEquals(Main.EXIT_FAILED, none.code());
+        assertEquals("xmit stat: no xmit pipeline is running (no counters file of a live process in " + empty + ")",
+            none.err().strip());
+        final RunCommandTest.Result unnamed = xmit("stat", "other", "--once", "--dir", dir.toString());
+        assertEquals(Main.EXIT_FAILED, unnamed.code());
+        assertEquals("xmit stat: no xmit pipeline named 'other' is running (no counters file of a live process in " +
+            dir + ")", unnamed.err().strip());
+        assertEquals(Main.EXIT_USAGE, xmit("stat", "--count", "0").code());
+    }
+}
