@@ -184,6 +184,11 @@ final class SequencedTraffic
                 text.append(entry.getKey()).append('=').append(entry.getValue()).append(' ');
             }
         }
+        for (int q = 0; q < pipeline.driver(0).rxQueueCount(); q++)
+        {
+            text.append("nic rxq ").append(q).append(": missed=").append(pipeline.driver(0).stats(q).rxMissed())
+                .append(" dropped=").append(pipeline.driver(0).stats(q).rxDropped()).append(' ');
+        }
         return text.toString();
     }
 

@@ -1,0 +1,164 @@
+package io.xmit.actors;
+
+import akka.actor.CoordinatedShutdown;
+import akka.actor.testkit.typed.javadsl.ActorTestKit;
+import akka.actor.typed.ActorSystem;
+import akka.actor.typed.javadsl.Behaviors;
+import io.xmit.actors.stats.CounterType;
+import io.xmit.transport.nic.NicFault;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The TX watchdog (kernel-semantics §8), driver errors, and graceful stop, each with numbered traffic whose every
+ * datagram is accounted for.
+ */
+@Timeout(120)
+class ReliabilityTest
+{
+    private static final ActorTestKit KIT = ActorTestKit.create();
+
+    @AfterAll
+    static void shutdown()
+    {
+        KIT.shutdownTestKit();
+    }
+
+    private static PipelineConfig config(final String name, final String rate, final Duration watchdog)
+    {
+        return EndToEndSupport.loopConfig(name, 2, XpsPreset.NONE)
+            .withDevice("loop:tx=4,rx=4,ring=1024,frame=2048,rate=" + rate)
+            .withReliability(watchdog, Duration.ofSeconds(10));
+    }
+
+    /** §8.2: a queue stopped past the timeout is counted, reset and woken; its backlog then arrives in order. */
+    @Test
+    void aStalledQueueIsResetByTheWatchdogAndItsBacklogArrivesInOrder()
+    {
+        try (Pipeline pipeline = Pipeline.start(KIT.system(),
+            config("watchdog", "200kpps", Duration.ofMillis(200))))
+        {
+            final SequencedTraffic traffic = new SequencedTraffic(pipeline, 1);
+            for (int q = 0; q < 4; q++)
+            {
+                pipeline.driver(1).fault(NicFault.TX_STALL, q, 1);
+            }
+            // The queue stops (BQL finds no completions), the backlog fills, and the sender waits on a full ring until
+            // the watchdog resets the queue. The wire is rated so that the backlog drains at a pace the receiver keeps.
+            traffic.send(3000, 3000, sent -> { });
+            traffic.assertAllArrivedOnceInOrder();
+            assertEquals(1, pipeline.total(CounterType.TXQ_WATCHDOG_RESETS, 1), "one reset, of the one stopped queue");
+            assertEquals(0, pipeline.total(CounterType.TXQ_WATCHDOG_RESETS, 0));
+
+            // §8.3: a queue that transmits is never reset, however long it runs.
+            traffic.send(20_000, 20_000, sent -> { });
+            traffic.assertAllArrivedOnceInOrder();
+            assertEquals(1, pipeline.total(CounterType.TXQ_WATCHDOG_RESETS, 1));
+        }
+    }
+
+    @Test
+    void failedTxBurstsAreRequeuedAndSentWithNothingLost()
+    {
+        try (Pipeline pipeline = Pipeline.start(KIT.system(),
+            config("driver-errors", "200kpps", PipelineConfig.DEFAULT_TX_WATCHDOG_TIMEOUT)))
+        {
+            final SequencedTraffic traffic = new SequencedTraffic(pipeline, 16, 4);
+            for (int q = 0; q < 4; q++)
+            {
+                pipeline.driver(1).fault(NicFault.TX_FAIL_EVERY, q, 3);
+            }
+            traffic.send(100_000, 100_000, sent -> { });
+            traffic.assertAllArrivedOnceInOrder();
+            final long errors = pipeline.total(CounterType.TXQ_DRIVER_ERRORS, 1);
+            assertTrue(errors > 0, "every third tx_burst failed");
+            assertTrue(pipeline.total(CounterType.QDISC_REQUEUES, 1) >= errors, "each failed burst was requeued");
+        }
+    }
+
+    @Test
+    void aGracefulStopDrainsEverythingInFlight()
+    {
+        final Pipeline pipeline = Pipeline.start(KIT.system(),
+            config("stop-drains", "100kpps", PipelineConfig.DEFAULT_TX_WATCHDOG_TIMEOUT));
+        final SequencedTraffic traffic = new SequencedTraffic(pipeline, 16, 4);
+        traffic.send(30_000, 30_000, sent -> { });
+        final Accounting before = pipeline.accounting();
+        assertTrue(before.inFlight() > 0, "a rated wire keeps packets in flight: " + before.line());
+
+        final StopReport report = pipeline.stop(Duration.ofSeconds(10));
+        assertTrue(report.drained(), report.line());
+        assertEquals(30_000, report.books().accepted(), report.line());
+        assertEquals(30_000, report.books().transmitted(), report.line());
+        assertEquals(0, report.books().dropped(), report.line());
+        assertEquals(30_000, traffic.receivedTotal(), "every datagram was delivered before the stop returned");
+        assertSame(report, pipeline.stop(Duration.ZERO), "a second stop returns the first one's report");
+        assertSame(report.books(), pipeline.accounting());
+
+        final UdpSocket socket = pipeline.sockets().get(pipeline.sockets().size() - 1);
+        assertEquals(SendResult.STOPPED, socket.send(new UnsafeBuffer(new byte[8]), 0, 8));
+    }
+
+    @Test
+    void aStopThatMeetsItsDeadlineDropsAndReportsWhatIsLeft()
+    {
+        final Pipeline pipeline = Pipeline.start(KIT.system(),
+            config("stop-deadline", "0", PipelineConfig.DEFAULT_TX_WATCHDOG_TIMEOUT));
+        // One flow, one queue: BQL stops it after its first bytes find no completion, the rest waits in the backlog.
+        final SequencedTraffic traffic = new SequencedTraffic(pipeline, 1);
+        for (int q = 0; q < 4; q++)
+        {
+            pipeline.driver(1).fault(NicFault.TX_STALL, q, 1);
+        }
+        traffic.send(1500, 1500, sent -> { });
+
+        final StopReport report = pipeline.stop(Duration.ofMillis(300));
+        assertFalse(report.drained(), report.line());
+        final Accounting books = report.books();
+        assertTrue(books.balances(), report.line());
+        assertTrue(books.atRest(), report.line());
+        assertEquals(1500, books.accepted(), report.line());
+        assertEquals(0, books.transmitted(), "the stalled queues sent nothing: " + report.line());
+        assertEquals(1500, report.droppedQueued() + report.droppedInDriver(), report.line());
+        assertEquals(report.droppedQueued(), books.dropsByReason().get("qdisc_drop_shutdown").longValue(),
+            report.line());
+        assertEquals(report.droppedInDriver(), books.dropsByReason().get("txq_drop_shutdown").longValue(),
+            report.line());
+        assertTrue(report.droppedInDriver() > 0 && report.droppedQueued() > 0, report.line());
+        for (final UdpSocket socket : pipeline.sockets())
+        {
+            assertEquals(0, socket.inFlight(), "every dropped packet released its socket: " + socket);
+        }
+    }
+
+    /** Ctrl-C: the JVM's shutdown runs CoordinatedShutdown, which stops the pipeline gracefully before the system. */
+    @Test
+    void coordinatedShutdownDrainsThePipeline() throws Exception
+    {
+        final ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "coordinated-shutdown");
+        final Pipeline pipeline = Pipeline.start(system,
+            config("shutdown", "100kpps", PipelineConfig.DEFAULT_TX_WATCHDOG_TIMEOUT));
+        final SequencedTraffic traffic = new SequencedTraffic(pipeline, 16, 4);
+        traffic.send(20_000, 20_000, sent -> { });
+
+        CoordinatedShutdown.get(system).runAll(CoordinatedShutdown.unknownReason())
+            .toCompletableFuture().get(30, TimeUnit.SECONDS);
+        final Accounting books = pipeline.accounting();
+        assertEquals(20_000, books.accepted(), books.line());
+        assertEquals(20_000, books.transmitted(), books.line());
+        assertEquals(0, books.dropped(), books.line());
+        assertEquals(20_000, traffic.receivedTotal());
+        assertTrue(system.getWhenTerminated().toCompletableFuture().isDone());
+    }
+}
