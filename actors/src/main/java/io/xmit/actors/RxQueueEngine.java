@@ -23,8 +23,9 @@ import org.agrona.concurrent.status.AtomicCounter;
  * idle, the poll made while idle first arms the queue's interrupt, so a frame that lands after that poll raises one
  * (the re-poll after arming is the duty cycle's own re-check).
  * <p>
- * Every frame that reaches no socket is counted under its reason: malformed (the parser's verdict), unsupported
- * (not UDP, or an IP fragment: ARP and ICMP belong to the real-interface issue), no socket, or the socket's ring full.
+ * Every frame that reaches no socket is counted under its reason: malformed (the parser's verdict on a frame it cannot
+ * read), unsupported (a readable frame that is not UDP, or an IP fragment), no socket, the socket's ring full, or
+ * failed (its own delivery threw).
  */
 final class RxQueueEngine
 {
@@ -154,9 +155,12 @@ final class RxQueueEngine
     private void deliver(final int rssHash)
     {
         final int length = frame.capacity();
-        if (ParseStatus.OK != parser.parse(frame, 0, length, parsed))
+        final ParseStatus status = parser.parse(frame, 0, length, parsed);
+        if (ParseStatus.OK != status)
         {
-            dropMalformed.incrementRelease();
+            // Well-formed frames of a kind the pipeline does not speak are unsupported; the rest are malformed.
+            (ParseStatus.UNSUPPORTED_ETHERTYPE == status || ParseStatus.UNSUPPORTED_ARP_FORMAT == status ?
+                dropUnsupported : dropMalformed).incrementRelease();
             return;
         }
         if (FlowKey.PROTO_UDP != parsed.ipProtocol() || parsed.isFragment())
