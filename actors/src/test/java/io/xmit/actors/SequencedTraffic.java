@@ -94,6 +94,23 @@ final class SequencedTraffic
         return receiverSockets.get(0);
     }
 
+    int receiverCount()
+    {
+        return receiverSockets.size();
+    }
+
+    /** The socket id of receiver {@code index}. */
+    int receiverId(final int index)
+    {
+        return receiverSockets.get(index).id();
+    }
+
+    /** Datagrams that came with a number already seen on their flow: duplicated, or overtaken (reordered). */
+    long duplicates()
+    {
+        return duplicates.get();
+    }
+
     /** Datagrams received so far, over all receivers. */
     long receivedTotal()
     {

@@ -1,0 +1,184 @@
+package io.xmit.actors;
+
+import akka.actor.testkit.typed.javadsl.ActorTestKit;
+import io.xmit.actors.stats.CounterType;
+import io.xmit.transport.nic.NicFault;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The soak: {@code xmit.soak.packets} numbered datagrams (10,000,000 by default) while a seeded injector fires every
+ * fault at random — stage actors crashing at their crash points, failing and stalled TX queues (the watchdog resets
+ * them), frames dropped and truncated on arrival. At the end the books balance exactly with everything transmitted,
+ * and every datagram sent was received exactly once, in order, or counted as dropped on the receiving side.
+ * The seed ({@code -Dxmit.soak.seed}) is in every failure message.
+ */
+@Timeout(300)
+class FaultSoakTest
+{
+    private static final ActorTestKit KIT = ActorTestKit.create();
+    private static final long PACKETS = Long.getLong("xmit.soak.packets", 10_000_000L);
+    private static final long SEED = Long.getLong("xmit.soak.seed", System.nanoTime());
+
+    private static final int CRASH = 0;
+    private static final int TX_FAIL = 1;
+    private static final int TX_STALL = 2;
+    private static final int RX_DROP = 3;
+    private static final int RX_TRUNCATE = 4;
+    private static final List<String> FAULTS = List.of("crash", "tx-fail", "tx-stall", "rx-drop", "rx-truncate");
+
+    @AfterAll
+    static void shutdown()
+    {
+        KIT.shutdownTestKit();
+    }
+
+    @Test
+    void everyPacketIsAccountedForUnderRandomFaults() throws Exception
+    {
+        final String seed = "seed " + SEED + " (-Dxmit.soak.seed=" + SEED + ")";
+        final PipelineConfig config = EndToEndSupport.loopConfig("soak", 2, XpsPreset.NONE)
+            .withDevice("loop:tx=4,rx=4,ring=4096,frame=2048,rate=1Mpps")
+            .withReliability(Duration.ofMillis(100), Duration.ofSeconds(10));
+        final AtomicLongArray faults = new AtomicLongArray(FAULTS.size());
+        final long start = System.nanoTime();
+        try (Pipeline pipeline = Pipeline.start(KIT.system(), config))
+        {
+            final SequencedTraffic traffic = new SequencedTraffic(pipeline, 64, 8);
+            final AtomicBoolean running = new AtomicBoolean(true);
+            final Thread injector = new Thread(() -> inject(pipeline, traffic, new Random(SEED), faults, running),
+                "soak-faults");
+            injector.start();
+            try
+            {
+                traffic.send(PACKETS, 100_000, sent -> { });
+            }
+            finally
+            {
+                running.set(false);
+                injector.join(TimeUnit.SECONDS.toMillis(10));
+            }
+            pipeline.driver(0).fault(NicFault.CLEAR, 0, 0);
+            pipeline.driver(1).fault(NicFault.CLEAR, 0, 0);
+
+            // Receiving side: every datagram arrives once, in order, or is counted as dropped on the way in.
+            EndToEndSupport.await("every datagram received or counted as dropped",
+                () -> traffic.receivedTotal() + rxDropped(pipeline) >= PACKETS,
+                () -> seed + "; received " + traffic.receivedTotal() + ", dropped " + rxDropped(pipeline) + "; " +
+                    pipeline.accounting().line());
+            final Accounting books = pipeline.verify();
+            final long received = traffic.receivedTotal();
+            final long dropped = rxDropped(pipeline);
+            System.out.printf("soak: %s; %,d packets in %.1f s; faults %s; books: %s; received %,d, dropped on " +
+                "arrival %,d (%s); watchdog resets %d; restarts %d%n", seed, PACKETS,
+                (System.nanoTime() - start) / 1e9, faultSummary(faults), books.line(), received, dropped,
+                traffic.rxDropsByReason(), pipeline.total(CounterType.TXQ_WATCHDOG_RESETS, 1), restarts(pipeline));
+
+            assertEquals(PACKETS, books.accepted(), seed + "; " + books.line());
+            assertEquals(PACKETS, books.transmitted(), seed + "; " + books.line());
+            assertEquals(0, books.dropped(), seed + "; " + books.line());
+            assertTrue(books.atRest(), seed + "; " + books.line());
+            assertEquals(PACKETS, received + dropped, seed + ": received " + received + " + dropped " + dropped);
+            assertEquals(0, traffic.duplicates(), seed + ": duplicated or reordered datagrams");
+            assertTrue(faults.get(CRASH) > 0 && faults.get(TX_STALL) > 0 && faults.get(TX_FAIL) > 0 &&
+                faults.get(RX_DROP) > 0 && faults.get(RX_TRUNCATE) > 0, seed + ": every kind of fault fired: " +
+                faultSummary(faults));
+        }
+    }
+
+    /** Fires a random fault every few milliseconds until told to stop. */
+    private static void inject(final Pipeline pipeline, final SequencedTraffic traffic, final Random random,
+        final AtomicLongArray faults, final AtomicBoolean running)
+    {
+        final int receivers = traffic.receiverCount();
+        while (running.get())
+        {
+            final int fault = random.nextInt(FAULTS.size());
+            final int q = random.nextInt(4);
+            switch (fault)
+            {
+                case CRASH ->
+                {
+                    final Stage stage = Stage.values()[random.nextInt(Stage.values().length)];
+                    final int point = 1 + random.nextInt(64);
+                    switch (stage)
+                    {
+                        case RX_QUEUE -> pipeline.injectCrash(stage, 0, q, point);
+                        case SOCKET -> pipeline.injectCrash(stage, 0,
+                            traffic.receiverId(random.nextInt(receivers)), point);
+                        case QDISC, TX_QUEUE -> pipeline.injectCrash(stage, 1, q, point);
+                    }
+                }
+                case TX_FAIL -> pipeline.driver(1).fault(NicFault.TX_FAIL_EVERY, q,
+                    random.nextBoolean() ? 0 : 2 + random.nextInt(8));
+                case TX_STALL -> pipeline.driver(1).fault(NicFault.TX_STALL, q, 1);
+                case RX_DROP -> pipeline.driver(0).fault(NicFault.RX_DROP_EVERY, q,
+                    random.nextBoolean() ? 0 : 1000 + random.nextInt(4000));
+                case RX_TRUNCATE -> pipeline.driver(0).fault(NicFault.RX_TRUNCATE_EVERY, q,
+                    random.nextBoolean() ? 0 : 1000 + random.nextInt(4000));
+                default -> throw new IllegalStateException("fault " + fault);
+            }
+            faults.incrementAndGet(fault);
+            try
+            {
+                Thread.sleep(5 + random.nextInt(30));
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** Datagrams dropped on the receiving port, by the device or by the pipeline, each under its reason. */
+    private static long rxDropped(final Pipeline pipeline)
+    {
+        long dropped = 0;
+        for (final CounterType type : List.of(CounterType.RX_DROP_MALFORMED, CounterType.RX_DROP_NO_SOCKET,
+            CounterType.RX_DROP_SOCKET_RING_FULL, CounterType.RX_DROP_UNSUPPORTED, CounterType.RX_DROP_FAILED))
+        {
+            dropped += pipeline.total(type, 0);
+        }
+        for (int q = 0; q < pipeline.driver(0).rxQueueCount(); q++)
+        {
+            dropped += pipeline.driver(0).stats(q).rxMissed() + pipeline.driver(0).stats(q).rxDropped();
+        }
+        return dropped;
+    }
+
+    private static long restarts(final Pipeline pipeline)
+    {
+        long restarts = 0;
+        for (final var entry : pipeline.counters().entrySet())
+        {
+            if (entry.getKey().startsWith(CounterType.STAGE_RESTARTS.label() + " "))
+            {
+                restarts += entry.getValue();
+            }
+        }
+        return restarts;
+    }
+
+    private static String faultSummary(final AtomicLongArray faults)
+    {
+        final StringBuilder text = new StringBuilder();
+        for (int f = 0; f < FAULTS.size(); f++)
+        {
+            text.append(f == 0 ? "" : ", ").append(FAULTS.get(f)).append(' ').append(faults.get(f));
+        }
+        return text.toString();
+    }
+}
