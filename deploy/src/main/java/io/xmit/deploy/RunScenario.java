@@ -7,6 +7,7 @@ import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.SendResult;
 import io.xmit.actors.SocketOptions;
+import io.xmit.actors.StopReport;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.stats.CounterType;
 
@@ -159,8 +160,9 @@ final class RunScenario
             generator.join(TimeUnit.SECONDS.toMillis(5));
             awaitReplies();
             final RunSummary summary = RunSummary.of(pipeline, load, (System.nanoTime() - started) / 1e9, stoppedBy);
-            stopPipeline(pipeline);
+            final StopReport report = stopPipeline(pipeline);
             summary.print(out);
+            out.println("stop: " + report.line());
             if (null != jsonFile)
             {
                 Files.writeString(jsonFile, summary.json() + "\n", StandardCharsets.UTF_8);
@@ -184,12 +186,12 @@ final class RunScenario
     }
 
     /**
-     * Where the pipeline stops, after the load has stopped and its replies have come back. The one place that
-     * chooses how: {@code close()} stops the actors without draining rings and backlogs.
+     * Where the pipeline stops, after the load has stopped and its replies have come back: gracefully, within the
+     * configured {@code stop.deadline} (anything left is dropped, counted and reported). Idempotent.
      */
-    private static void stopPipeline(final Pipeline pipeline)
+    private static StopReport stopPipeline(final Pipeline pipeline)
     {
-        pipeline.close();
+        return pipeline.stop(pipeline.config().stopDeadline());
     }
 
     /** The load has stopped: requests still in rings and queues are answered within a bounded wait. */

@@ -43,7 +43,8 @@ final class StatCommand
     private static final String[][] TX_COUNTERS = {
         {"qdisc_packets", "packets"}, {"qdisc_bytes", "bytes"}, {"qdisc_bypassed", "bypassed"},
         {"qdisc_bulks", "bulks"}, {"qdisc_requeues", "requeues"}, {"qdisc_drop_overflow", "drop_overflow"},
-        {"qdisc_drop_oversize", "drop_oversize"}, {"qdisc_drop_driver_error", "drop_driver_error"},
+        {"qdisc_drop_oversize", "drop_oversize"}, {"qdisc_drop_shutdown", "drop_shutdown"},
+        {"txq_drop_shutdown", "drop_shutdown_in_driver"}, {"txq_driver_errors", "driver_errors"},
         {"txq_stops", "stops"}, {"txq_wakes", "wakes"}, {"txq_watchdog_resets", "watchdog_resets"},
         {"txq_completed_packets", "completed"}};
     private static final String[][] TX_GAUGES = {
@@ -52,7 +53,8 @@ final class StatCommand
     private static final String[][] RX_COUNTERS = {
         {"rx_packets", "packets"}, {"rx_bytes", "bytes"}, {"rx_delivered", "delivered"},
         {"rx_drop_no_socket", "drop_no_socket"}, {"rx_drop_malformed", "drop_malformed"},
-        {"rx_drop_socket_ring_full", "drop_ring_full"}, {"rx_drop_unsupported", "drop_unsupported"}};
+        {"rx_drop_socket_ring_full", "drop_ring_full"}, {"rx_drop_unsupported", "drop_unsupported"},
+        {"rx_drop_failed", "drop_failed"}};
 
     private StatCommand()
     {
@@ -279,7 +281,7 @@ final class StatCommand
                         number(value("qdisc_requeues", p, "txq", q, before, false)),
                         number(value("qdisc_drop_overflow", p, "txq", q, before, false)),
                         number(value("qdisc_drop_oversize", p, "txq", q, before, false)),
-                        number(value("qdisc_drop_driver_error", p, "txq", q, before, false)),
+                        number(value("txq_driver_errors", p, "txq", q, before, false)),
                         number(value("txq_stops", p, "txq", q, before, false)),
                         number(value("txq_wakes", p, "txq", q, before, false)),
                         number(value("txq_watchdog_resets", p, "txq", q, before, false)),
@@ -304,7 +306,41 @@ final class StatCommand
                         number(value("rx_drop_unsupported", p, "rxq", q, before, false))));
                 }
             }
+            text.append("books: ").append(books()).append(System.lineSeparator());
             return text.toString();
+        }
+
+        /**
+         * The pipeline's accounting identity from its counters (totals): read one counter at a time from another
+         * process, so exact only when the pipeline is quiet; {@code Pipeline.verify()} checks it exactly in process.
+         */
+        String books()
+        {
+            final long accepted = sum("socket_sent port=") + sum("socket_sent_retired port=");
+            final long taken = sum("qdisc_ring_taken port=");
+            final long completed = sum("txq_completed_packets port=");
+            final long backlog = sum("qdisc_backlog_packets port=");
+            final long stopInDriver = sum("txq_drop_shutdown port=");
+            final long inDriver = sum("qdisc_packets port=") - completed - stopInDriver;
+            final long dropped = sum("qdisc_drop_overflow port=") + sum("qdisc_drop_oversize port=") +
+                sum("qdisc_drop_shutdown port=") + stopInDriver;
+            final long rings = accepted - taken;
+            return String.format(Locale.ROOT, "accepted %d = transmitted %d + in flight %d (rings %d, backlogs %d, " +
+                "driver %d) + dropped %d", accepted, completed, rings + backlog + inDriver, rings, backlog, inDriver,
+                dropped);
+        }
+
+        private long sum(final String prefix)
+        {
+            long total = 0;
+            for (final Map.Entry<String, Long> entry : values.entrySet())
+            {
+                if (entry.getKey().startsWith(prefix))
+                {
+                    total += entry.getValue();
+                }
+            }
+            return total;
         }
 
         String json(final String name, final long pid, final Snapshot before)
@@ -336,7 +372,7 @@ final class StatCommand
                 }
                 json.endArray().endObject();
             }
-            return json.endArray().endObject().toString();
+            return json.endArray().field("books", books()).endObject().toString();
         }
 
         /** The counters the pipeline has (one it lacks, such as a newer kind, is left out). */
