@@ -7,6 +7,7 @@ import io.xmit.actors.PipelineConfig.XpsEntry;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -281,14 +282,16 @@ class PipelineConfigTest
     @Test
     void keysReadElsewhereAndCpuDispatchersAreKnown()
     {
-        // The TX watchdog and graceful stop read their own keys; an application may define xmit.cpu-i dispatchers.
-        assertEquals(PipelineConfig.defaults(), parse("""
+        // An application may define xmit.cpu-i dispatchers beside the pipeline's keys.
+        assertEquals(PipelineConfig.defaults().withReliability(Duration.ofMillis(1500), Duration.ofSeconds(2)), parse("""
             xmit {
-              tx-watchdog.timeout = 5s
+              tx-watchdog.timeout = 1500ms
               stop.deadline = 2s
               cpu-0 { executor = "io.xmit.actors.cpu.CpuExecutorConfigurator", xmit-cpu = 0, xmit-core = -1 }
             }
             """));
+        assertEquals("xmit.tx-watchdog.timeout = PT0S is not in PT0.001S..PT1H", refused("xmit.tx-watchdog.timeout = 0s"));
+        assertEquals("xmit.stop.deadline = PT-1S is not in PT0S..PT1H", refused("xmit.stop.deadline = -1s"));
         assertEquals(PipelineConfig.defaults(), parse("other.cpux = 1, xmit { }"), "only xmit is checked");
     }
 
