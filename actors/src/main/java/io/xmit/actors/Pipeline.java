@@ -72,6 +72,7 @@ public final class Pipeline implements AutoCloseable
 
     private static final int QDISC_STREAM_BASE = 1000;
     private static final int SOCKET_STREAM_BASE = 100_000;
+    private static final int HOST_STREAM_BASE = 50_000;
 
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
@@ -131,8 +132,11 @@ public final class Pipeline implements AutoCloseable
         this.retiredSent = retiredSent;
     }
 
-    /** The engines of the packet stages, for fault injection, the books and the last step of a stop. */
-    private record Engines(QdiscEngine[][] qdiscs, TxQueueEngine[][] txqs, RxQueueEngine[][] rxqs)
+    /**
+     * The engines of the packet stages, for fault injection, the books and the last step of a stop; {@code hosts[p]}
+     * is null for a port without host basics.
+     */
+    private record Engines(QdiscEngine[][] qdiscs, TxQueueEngine[][] txqs, RxQueueEngine[][] rxqs, HostEngine[] hosts)
     {
     }
 
@@ -198,7 +202,7 @@ public final class Pipeline implements AutoCloseable
         final SocketTable sockets = new SocketTable();
         final SendGate gate = new SendGate();
         final Engines engines = new Engines(new QdiscEngine[device.portCount()][], new TxQueueEngine[device.portCount()][],
-            new RxQueueEngine[device.portCount()][]);
+            new RxQueueEngine[device.portCount()][], new HostEngine[device.portCount()]);
         final AtomicCounter[] retiredSent = new AtomicCounter[device.portCount()];
         final PortContext[] ports = new PortContext[device.portCount()];
         final List<ActorRef<MappingActor.Command>> mappings = new ArrayList<>();
@@ -219,8 +223,15 @@ public final class Pipeline implements AutoCloseable
                 qdiscDoorbells[q] = new RingDoorbell(qdiscWakes[q]);
                 qdiscRings[q] = rings.addPublication(qdiscStream(p, q), qdiscDoorbells[q]);
             }
-            ports[p] = new PortContext(p, config.ports().get(p), qdiscRings, hasher, driver.maxFrame(),
-                initialMap(config, p, txCount, rxCount), gate);
+            // Issue 8: a port with ARP or ICMP gets a host ring, read by its host actor (spawned below).
+            final PipelineConfig.PortAddress address = portAddress(config.ports().get(p), driver, p);
+            final ActorWake<HostActor.Command> hostWake = new ActorWake<>(HostActor.Poll.INSTANCE);
+            final RingDoorbell hostDoorbell = new RingDoorbell(hostWake);
+            final HostPath host = address.hostBasics() ? new HostPath(address,
+                rings.addPublication(HOST_STREAM_BASE + p, hostDoorbell, config.socketRingTerm()),
+                counters.allocate(CounterType.HOST_DROP_RING_FULL, "port=" + p)) : null;
+            ports[p] = new PortContext(p, address, qdiscRings, hasher, driver.maxFrame(),
+                initialMap(config, p, txCount, rxCount), gate, host);
             retiredSent[p] = counters.allocate(CounterType.SOCKET_SENT_RETIRED, "port=" + p);
             mappings.add((ActorRef<MappingActor.Command>)spawn(system, guardian, "mapping-" + p,
                 MappingActor.create(ports[p], txCount), Props.empty()));
@@ -253,6 +264,14 @@ public final class Pipeline implements AutoCloseable
                     PollingActor.create(dutyCycle(txqDoorbell, txq::poll, config), txqWake, txq::recover,
                         counters.allocate(CounterType.STAGE_RESTARTS, scope + " stage=txq")), on);
             }
+            if (null != host)
+            {
+                final HostEngine engine = new HostEngine(ports[p], host,
+                    rings.addSubscription(HOST_STREAM_BASE + p, hostDoorbell), sockets, txCount, counters);
+                engines.hosts()[p] = engine;
+                spawn(system, guardian, "host-" + p, HostActor.create(new RingDutyCycle(hostDoorbell, engine::poll, 0, 0),
+                    hostWake, counters.allocate(CounterType.STAGE_RESTARTS, "port=" + p + " stage=host")), cpus[0]);
+            }
             spawn(system, guardian, "watchdog-" + p,
                 TxWatchdog.create(p, states, engines.txqs()[p], config.txWatchdogTimeout()), Props.empty());
 
@@ -263,7 +282,7 @@ public final class Pipeline implements AutoCloseable
                 final ActorWake<PollingActor.Poll> rxWake = new ActorWake<>(PollingActor.Poll.INSTANCE);
                 rxDoorbells[p][q] = new RingDoorbell(rxWake);
                 final RxQueueEngine rx = new RxQueueEngine(p, q, driver, sockets, rxDoorbells[p][q],
-                    config.rxBurst(), counters);
+                    config.rxBurst(), counters, host);
                 engines.rxqs()[p][q] = rx;
                 spawn(system, guardian, "rxq-" + p + "-" + q,
                     PollingActor.create(dutyCycle(rxDoorbells[p][q], rx::poll, config), rxWake, rx::recover,
@@ -672,6 +691,10 @@ public final class Pipeline implements AutoCloseable
         {
             accepted += socket.sentCount();
         }
+        for (final HostEngine host : engines.hosts())
+        {
+            accepted += null == host ? 0 : host.sent();
+        }
         return accepted;
     }
 
@@ -953,6 +976,19 @@ public final class Pipeline implements AutoCloseable
                 dispatchers[i].withNext(MailboxSelector.fromConfig(PipelineMailbox.CONFIG_PATH)) : dispatchers[i];
         }
         return placement;
+    }
+
+    /** The configured address, with the interface's MAC where the port is to take it (afpacket's default). */
+    private static PipelineConfig.PortAddress portAddress(final PipelineConfig.PortAddress configured,
+        final NicDriver driver, final int port)
+    {
+        if (PipelineConfig.PortAddress.LINK_MAC != configured.mac())
+        {
+            return configured;
+        }
+        return configured.withMac(driver.link().orElseThrow(() -> new IllegalArgumentException("xmit.ports[" + port +
+            "].mac: device port " + port + " drives no kernel interface, so it has no MAC to take; give one"))
+            .mac());
     }
 
     private static int qdiscStream(final int port, final int txq)

@@ -43,7 +43,7 @@ import java.util.regex.Pattern;
  * @param rxBurst        frames per {@code rx_burst}.
  * @param qdiscRingTerm  the term length of each TX queue's ring (bytes, power of two).
  * @param socketRingTerm the term length of each socket's receive ring.
- * @param ports          per device port: MAC, addresses and the next hop's MAC.
+ * @param ports          per device port: MAC, addresses, the next hop (static MAC, or ARP) and ICMP.
  * @param xpsPreset      the XPS maps to start with.
  * @param xps            explicit XPS masks, applied after the preset.
  * @param countersDir    where the counters file lives.
@@ -92,27 +92,77 @@ public record PipelineConfig(
         "qdisc.quota", "qdisc.bulk-limit", "qdisc.band-limit", "qdisc.overflow", "spin-polls", "spin-time",
         "socket-spin-polls", "rx.burst", "rings.qdisc-term-length", "rings.socket-term-length", "ports", "xps.preset",
         "xps.maps", "counters.directory", "tx-watchdog.timeout", "stop.deadline");
-    private static final List<String> PORT_KEYS = List.of("mac", "ipv4", "ipv6", "peer-mac");
+    private static final List<String> PORT_KEYS = List.of("mac", "ipv4", "ipv6", "peer-mac", "prefix", "gateway",
+        "arp", "icmp");
     private static final List<String> XPS_MAP_KEYS = List.of("port", "txq", "cpus", "rxqs");
     /** An application may define the CPU dispatchers {@code xmit.cpu-i} itself (see {@code Cpus}). */
     private static final Pattern CPU_DISPATCHER = Pattern.compile("cpu-\\d+");
 
     /**
-     * Addresses of one device port (the pipeline has no ARP yet: the next hop's MAC is configured).
+     * Addresses of one device port, and what it does as a host.
      *
-     * @param mac     this port's MAC, as a 48-bit value.
+     * @param mac     this port's MAC, as a 48-bit value, or {@link #LINK_MAC}: the kernel interface's (afpacket).
      * @param ipv4    this port's IPv4 address, network order.
      * @param ipv6    this port's IPv6 address, high and low 64 bits.
-     * @param peerMac the MAC frames from this port are sent to.
+     * @param peerMac the MAC frames from this port are sent to when ARP is off, and IPv6 frames always (there is no
+     *                IPv6 neighbour discovery yet).
+     * @param prefix  the IPv4 prefix length of the port's subnet: destinations inside it are on-link (their own next
+     *                hop), the others go to {@code gateway}.
+     * @param gateway the IPv4 next hop for destinations off the subnet, or 0 for none (every destination on-link).
+     * @param arp     answer ARP requests for {@code ipv4} and resolve IPv4 next hops by ARP (frames wait in the host
+     *                actor's neighbour table while their next hop resolves) instead of sending to {@code peerMac}.
+     * @param icmp    answer ICMP echo requests to {@code ipv4} and send (rate-limited) ICMP port unreachable for UDP
+     *                datagrams to a closed port.
      */
-    public record PortAddress(long mac, int ipv4, long ipv6Hi, long ipv6Lo, long peerMac)
+    public record PortAddress(long mac, int ipv4, long ipv6Hi, long ipv6Lo, long peerMac, int prefix, int gateway,
+        boolean arp, boolean icmp)
     {
+        /** {@link #mac()} when the port takes the MAC of the kernel interface it drives. */
+        public static final long LINK_MAC = -1;
+        public static final int DEFAULT_PREFIX = 24;
+
+        public PortAddress
+        {
+            if (prefix < 0 || prefix > 32)
+            {
+                throw new IllegalArgumentException("IPv4 prefix length " + prefix + " is not in 0..32");
+            }
+        }
+
+        /** A port with a static next hop, {@code peerMac}, and no host basics (the loop and null default). */
+        public PortAddress(final long mac, final int ipv4, final long ipv6Hi, final long ipv6Lo, final long peerMac)
+        {
+            this(mac, ipv4, ipv6Hi, ipv6Lo, peerMac, DEFAULT_PREFIX, 0, false, false);
+        }
+
         /** Port i of a default pipeline: MAC 02:00:00:00:00:0(i+1), 10.0.0.(i+1), fd00::(i+1). */
         public static PortAddress defaultFor(final int port, final int portCount)
         {
             final int peer = portCount > 1 ? port ^ 1 : port;
             return new PortAddress(0x0200_0000_0000L + port + 1, 0x0A00_0001 + port, 0xFD00_0000_0000_0000L, port + 1,
                 0x0200_0000_0000L + peer + 1);
+        }
+
+        /**
+         * The port of an afpacket device: the interface's MAC, 10.0.0.1/24, fd00::1, ARP and ICMP on; IPv6 frames go
+         * to the broadcast MAC until there is neighbour discovery.
+         */
+        public static PortAddress defaultForInterface()
+        {
+            return new PortAddress(LINK_MAC, 0x0A00_0001, 0xFD00_0000_0000_0000L, 1, 0xFFFF_FFFF_FFFFL,
+                DEFAULT_PREFIX, 0, true, true);
+        }
+
+        /** This address with {@code newMac}. */
+        public PortAddress withMac(final long newMac)
+        {
+            return new PortAddress(newMac, ipv4, ipv6Hi, ipv6Lo, peerMac, prefix, gateway, arp, icmp);
+        }
+
+        /** True when the port runs a host actor (ARP or ICMP). */
+        public boolean hostBasics()
+        {
+            return arp || icmp;
         }
     }
 
@@ -207,12 +257,13 @@ public record PipelineConfig(
         return copy.build();
     }
 
-    /** A new device; the ports' addresses go back to the defaults if the port count changes. */
+    /** A new device; the ports' addresses go back to the defaults if the backend or the port count changes. */
     public PipelineConfig withDevice(final String newDevice)
     {
         final Copy copy = new Copy(this);
         copy.device = newDevice;
-        if (parseDevice(newDevice).backend().ports() != ports.size())
+        final NicSpec.Backend backend = parseDevice(newDevice).backend();
+        if (backend.ports() != ports.size() || backend != parseDevice(device).backend())
         {
             copy.ports = defaultPorts(newDevice);
         }
@@ -260,6 +311,14 @@ public record PipelineConfig(
     {
         final Copy copy = new Copy(this);
         copy.socketSpinPolls = newSocketSpinPolls;
+        return copy.build();
+    }
+
+    /** The ports' addresses and host basics, one per device port. */
+    public PipelineConfig withPorts(final List<PortAddress> newPorts)
+    {
+        final Copy copy = new Copy(this);
+        copy.ports = newPorts;
         return copy.build();
     }
 
@@ -550,8 +609,8 @@ public record PipelineConfig(
     private static PortAddress port(final Config config, final int index, final PortAddress defaults)
     {
         final String at = "xmit.ports[" + index + "].";
-        final long mac = config.hasPath("mac") ?
-            parseMac(at + "mac", text(at + "mac", config.getValue("mac"))) : defaults.mac();
+        final long mac = config.hasPath("mac") ? mac(at + "mac", text(at + "mac", config.getValue("mac"))) :
+            defaults.mac();
         final long peer = config.hasPath("peer-mac") ?
             parseMac(at + "peer-mac", text(at + "peer-mac", config.getValue("peer-mac"))) : defaults.peerMac();
         int ipv4 = defaults.ipv4();
@@ -559,8 +618,7 @@ public record PipelineConfig(
         long lo = defaults.ipv6Lo();
         if (config.hasPath("ipv4"))
         {
-            final byte[] a = address(at + "ipv4", text(at + "ipv4", config.getValue("ipv4")), 4);
-            ipv4 = ((a[0] & 0xFF) << 24) | ((a[1] & 0xFF) << 16) | ((a[2] & 0xFF) << 8) | (a[3] & 0xFF);
+            ipv4 = ipv4(at + "ipv4", text(at + "ipv4", config.getValue("ipv4")));
         }
         if (config.hasPath("ipv6"))
         {
@@ -569,7 +627,41 @@ public record PipelineConfig(
             hi = b.getLong();
             lo = b.getLong();
         }
-        return new PortAddress(mac, ipv4, hi, lo, peer);
+        final int prefix = config.hasPath("prefix") ? wholeNumber(at + "prefix", config.getValue("prefix")) :
+            defaults.prefix();
+        check(at + "prefix", prefix, 0, 32);
+        final int gateway = config.hasPath("gateway") ?
+            ipv4(at + "gateway", text(at + "gateway", config.getValue("gateway"))) : defaults.gateway();
+        return new PortAddress(mac, ipv4, hi, lo, peer, prefix, gateway,
+            config.hasPath("arp") ? onOff(at + "arp", config.getValue("arp")) : defaults.arp(),
+            config.hasPath("icmp") ? onOff(at + "icmp", config.getValue("icmp")) : defaults.icmp());
+    }
+
+    /** A MAC, or {@code link} for the kernel interface's ({@link PortAddress#LINK_MAC}). */
+    private static long mac(final String key, final String text)
+    {
+        return "link".equals(text) ? PortAddress.LINK_MAC : parseMac(key, text);
+    }
+
+    private static int ipv4(final String key, final String text)
+    {
+        final byte[] a = address(key, text, 4);
+        return ((a[0] & 0xFF) << 24) | ((a[1] & 0xFF) << 16) | ((a[2] & 0xFF) << 8) | (a[3] & 0xFF);
+    }
+
+    /** {@code on}/{@code off} (HOCON's true/false, yes/no read as booleans too). */
+    private static boolean onOff(final String key, final ConfigValue value)
+    {
+        final Object unwrapped = value.unwrapped();
+        if (unwrapped instanceof Boolean flag)
+        {
+            return flag;
+        }
+        if (unwrapped instanceof String text && ("on".equals(text) || "off".equals(text)))
+        {
+            return "on".equals(text);
+        }
+        throw new IllegalArgumentException(key + " = " + render(value) + " is not on or off");
     }
 
     /** A MAC in {@code aa:bb:cc:dd:ee:ff} form as a 48-bit value. */
@@ -616,11 +708,13 @@ public record PipelineConfig(
 
     private static List<PortAddress> defaultPorts(final String device)
     {
-        final int count = parseDevice(device).backend().ports();
+        final NicSpec spec = parseDevice(device);
+        final int count = spec.backend().ports();
         final List<PortAddress> ports = new ArrayList<>();
         for (int i = 0; i < count; i++)
         {
-            ports.add(PortAddress.defaultFor(i, count));
+            ports.add(NicSpec.Backend.AFPACKET == spec.backend() ? PortAddress.defaultForInterface() :
+                PortAddress.defaultFor(i, count));
         }
         return ports;
     }

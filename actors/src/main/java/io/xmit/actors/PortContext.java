@@ -16,8 +16,10 @@ public final class PortContext
     private final FlowHasher hasher;
     private final int maxFrame;
     private final SendGate gate;
+    private final HostPath host;
     private volatile QueueMap queueMap;
 
+    /** A port without host basics. */
     PortContext(
         final int port,
         final PipelineConfig.PortAddress address,
@@ -27,6 +29,19 @@ public final class PortContext
         final QueueMap initial,
         final SendGate gate)
     {
+        this(port, address, qdiscRings, hasher, maxFrame, initial, gate, null);
+    }
+
+    PortContext(
+        final int port,
+        final PipelineConfig.PortAddress address,
+        final PacketPublication[] qdiscRings,
+        final FlowHasher hasher,
+        final int maxFrame,
+        final QueueMap initial,
+        final SendGate gate,
+        final HostPath host)
+    {
         this.port = port;
         this.address = address;
         this.qdiscRings = qdiscRings;
@@ -34,6 +49,7 @@ public final class PortContext
         this.maxFrame = maxFrame;
         this.queueMap = initial;
         this.gate = gate;
+        this.host = host;
     }
 
     public int port()
@@ -71,6 +87,12 @@ public final class PortContext
     int maxFrame()
     {
         return maxFrame;
+    }
+
+    /** The port's host path (issue 8: ARP, ICMP), or null when the port has no host basics. */
+    HostPath host()
+    {
+        return host;
     }
 
     /** The pipeline's send gate, closed by a graceful stop. */

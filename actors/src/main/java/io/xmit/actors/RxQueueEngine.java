@@ -25,7 +25,8 @@ import org.agrona.concurrent.status.AtomicCounter;
  * <p>
  * Every frame that reaches no socket is counted under its reason: malformed (the parser's verdict on a frame it cannot
  * read), unsupported (a readable frame that is not UDP, or an IP fragment), no socket, the socket's ring full, or
- * failed (its own delivery threw).
+ * failed (its own delivery threw); on a port with host basics, ARP, ICMP and UDP to a closed port go to the port's
+ * host actor instead ({@link HostPath#take}).
  */
 final class RxQueueEngine
 {
@@ -34,6 +35,7 @@ final class RxQueueEngine
     private final NicDriver driver;
     private final SocketTable sockets;
     private final RingDoorbell doorbell;
+    private final HostPath host;
     private final RxBurst burst;
     private final UnsafeBuffer frame = new UnsafeBuffer(0, 0);
     private final FrameParser parser = new FrameParser();
@@ -63,8 +65,10 @@ final class RxQueueEngine
         final SocketTable sockets,
         final RingDoorbell doorbell,
         final int burstSize,
-        final CountersFile counters)
+        final CountersFile counters,
+        final HostPath host)
     {
+        this.host = host;
         this.port = port;
         this.rxq = rxq;
         this.driver = driver;
@@ -165,12 +169,20 @@ final class RxQueueEngine
         }
         if (FlowKey.PROTO_UDP != parsed.ipProtocol() || parsed.isFragment())
         {
+            if (null != host && host.take(frame, length, rxq, parsed, false, claim))
+            {
+                return;
+            }
             dropUnsupported.incrementRelease();
             return;
         }
         final UdpSocket socket = sockets.lookup(port, parsed.flowKey(), CpuThread.currentCpu(), rssHash);
         if (null == socket || socket.isClosed())
         {
+            if (null != host && host.take(frame, length, rxq, parsed, true, claim))
+            {
+                return;
+            }
             dropNoSocket.incrementRelease();
             return;
         }

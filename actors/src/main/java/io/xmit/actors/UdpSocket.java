@@ -262,7 +262,15 @@ public final class UdpSocket implements AutoCloseable
         final boolean oooOkay = queueState.oooOkay();
         final int picked = TxQueueSelector.pickTx(
             portContext.queueMap(), queueState, CpuThread.currentCpu(), flowHash);
-        final PacketPublication ring = portContext.qdiscRing(TxQueueSelector.queue(picked));
+        final int txq = TxQueueSelector.queue(picked);
+        final PipelineConfig.PortAddress address = portContext.address();
+        final HostPath host = portContext.host();
+        // Issue 8: with ARP, the next hop's MAC comes from the host actor's snapshot; until it is known the frame
+        // goes to the host actor, which holds it while the next hop resolves, and sends it on TX queue txq.
+        final long destinationMac = null == host || FlowKey.FAMILY_IPV4 != flow.family() ? address.peerMac() :
+            host.resolve((int)flow.dstLo());
+        final boolean hold = HostPath.UNRESOLVED == destinationMac;
+        final PacketPublication ring = hold ? host.ring() : portContext.qdiscRing(txq);
 
         long result = ring.tryClaim(frameLength, claim);
         if (PacketPublication.ADMIN_ACTION == result)
@@ -279,14 +287,21 @@ public final class UdpSocket implements AutoCloseable
             return refuse(result);
         }
 
-        final PipelineConfig.PortAddress address = portContext.address();
-        final int written = writer.write(claim.buffer(), claim.frameOffset(), address.peerMac(), address.mac(), flow,
-            payload, offset, length);
+        final int written = writer.write(claim.buffer(), claim.frameOffset(), hold ? 0 : destinationMac,
+            address.mac(), flow, payload, offset, length);
         if (written != frameLength)
         {
             claim.abort();
             throw new IndexOutOfBoundsException("payload [" + offset + ", " + (offset + length) + ") is not inside " +
                 "the " + payload.capacity() + "-byte buffer (writer result " + written + ")");
+        }
+        if (hold)
+        {
+            // Outside the books until the host actor puts it into a TX queue's ring (it counts it then).
+            claim.putHeader(flowHash, id, priority, txq, HostPath.KIND_HOLD, RingFrameHeader.NO_TRACE_ID, 0);
+            queueState.packetSent();
+            claim.commit();
+            return result;
         }
         claim.putHeader(flowHash, id, priority, RingFrameHeader.NO_RX_QUEUE,
             oooOkay ? RingFrameHeader.FLAG_OOO_OKAY : 0, RingFrameHeader.NO_TRACE_ID, 0);

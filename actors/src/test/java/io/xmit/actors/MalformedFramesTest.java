@@ -58,7 +58,7 @@ class MalformedFramesTest
             for (int q = 0; q < engines.length; q++)
             {
                 engines[q] = new RxQueueEngine(1, q, receiver, new SocketTable(), new RingDoorbell(() -> { }), BURST,
-                    counters);
+                    counters, null);
             }
             final UnsafeBuffer frames = new UnsafeBuffer(ByteBuffer.allocateDirect(BURST * SLOT));
             final DescriptorBatch batch = new DescriptorBatch(BURST);

@@ -273,10 +273,11 @@ class PipelineConfigTest
         assertEquals("xmit.qdisc = 3 is not an object; xmit.qdisc holds quota, bulk-limit, band-limit, overflow",
             refused("xmit.qdisc = 3"));
         assertEquals("xmit.ports[1].ip = \"10.0.0.9\" is not a known key; xmit.ports[1] knows mac, ipv4, ipv6, " +
-            "peer-mac", refused("xmit.ports = [ { }, { ip = \"10.0.0.9\" } ]"));
+            "peer-mac, prefix, gateway, arp, icmp", refused("xmit.ports = [ { }, { ip = \"10.0.0.9\" } ]"));
         assertEquals("xmit.xps.maps[0].cpu = \"1\" is not a known key; xmit.xps.maps[0] knows port, txq, cpus, rxqs",
             refused("xmit.xps.maps = [ { port = 0, txq = 0, cpu = \"1\" } ]"));
-        assertEquals("xmit.ports = 1 is not a list of objects {mac, ipv4, ipv6, peer-mac}", refused("xmit.ports = 1"));
+        assertEquals("xmit.ports = 1 is not a list of objects {mac, ipv4, ipv6, peer-mac, prefix, gateway, arp, icmp}",
+            refused("xmit.ports = 1"));
     }
 
     @Test

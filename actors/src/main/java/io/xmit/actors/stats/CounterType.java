@@ -65,7 +65,30 @@ public enum CounterType
     SOCKET_SENT_RETIRED(1305, "socket_sent_retired", false),
 
     /** Restarts of one pipeline actor by its supervisor, labelled with the actor ({@code stage=qdisc}, …). */
-    STAGE_RESTARTS(1400, "stage_restarts", false);
+    STAGE_RESTARTS(1400, "stage_restarts", false),
+
+    /** Per port: frames the host actor took from its ring (ARP, ICMP, UDP to a closed port, frames to hold). */
+    HOST_RX(1500, "host_rx", false),
+    /** Per port: frames not handed to the host actor because its ring was full. */
+    HOST_DROP_RING_FULL(1501, "host_drop_ring_full", false),
+    /** Per TX queue: frames the host actor put into the queue's ring (its answers and released held frames). */
+    HOST_TX(1502, "host_tx", false),
+    /** Per port: frames the host actor could not put into a TX queue's ring (full). */
+    HOST_TX_DROP_RING_FULL(1503, "host_tx_drop_ring_full", false),
+    HOST_ARP_REPLIES(1504, "host_arp_replies", false),
+    HOST_ARP_REQUESTS(1505, "host_arp_requests", false),
+    HOST_ICMP_ECHO_REPLIES(1506, "host_icmp_echo_replies", false),
+    HOST_ICMP_PORT_UNREACHABLE(1507, "host_icmp_port_unreachable", false),
+    /** Port unreachable errors the ICMP rate limit suppressed. */
+    HOST_ICMP_RATE_LIMITED(1508, "host_icmp_rate_limited", false),
+    /** Frames the host actor took and did not answer: malformed, not for the port's address, or not asking. */
+    HOST_IGNORED(1509, "host_ignored", false),
+    /** Frames held in the neighbour table while their next hop resolved. */
+    NEIGH_HELD(1510, "neigh_held", false),
+    NEIGH_DROP_HOLD_FULL(1511, "neigh_drop_hold_full", false),
+    NEIGH_DROP_UNRESOLVED(1512, "neigh_drop_unresolved", false),
+    NEIGH_DROP_TABLE_FULL(1513, "neigh_drop_table_full", false),
+    NEIGH_DROP_BAD_LENGTH(1514, "neigh_drop_bad_length", false);
 
     private final int typeId;
     private final String label;

@@ -1,0 +1,409 @@
+package io.xmit.actors;
+
+import akka.actor.testkit.typed.javadsl.ActorTestKit;
+import io.xmit.actors.stats.CounterType;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetSocketAddress;
+import java.net.PortUnreachableException;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Issue 8: an xmit UDP echo pipeline on one end of a veth pair with 4 TX and 4 RX queues (afpacket), the kernel's
+ * stack on the other, each end in a network namespace of the test's own. The xmit end's interface has no address,
+ * so everything the peer kernel hears back comes from xmit: ARP replies, ICMP echo replies, UDP echoes and ICMP port
+ * unreachable. Needs root to create namespaces; skips, saying why, only where namespaces or veth are unavailable.
+ */
+class HostOverVethTest
+{
+    private static final String XMIT_IF = "xmit0";
+    private static final String PEER_IF = "peer0";
+    private static final String XMIT_IP = "10.77.0.1";
+    private static final String PEER_IP = "10.77.0.2";
+    /** A second address of the peer, which xmit resolves itself (no one has asked xmit for it). */
+    private static final String PEER_IP_2 = "10.77.0.3";
+    private static final int ECHO_PORT = 7;
+    private static final int CONNECTED_PORT = 8;
+    private static final int CLOSED_PORT = 9;
+    private static final int QUEUES = 4;
+    private static final long DEADLINE_NANOS = 10_000_000_000L;
+
+    private static final ActorTestKit KIT = ActorTestKit.create();
+
+    private static String xmitNs;
+    private static String peerNs;
+    private static String unavailable;
+    private static Pipeline pipeline;
+
+    @BeforeAll
+    static void createNamespacesAndStartThePipeline() throws Exception
+    {
+        final String id = Integer.toHexString(ThreadLocalRandom.current().nextInt() & 0x7FFF_FFFF);
+        xmitNs = "xmit-h-" + id + "-x";
+        peerNs = "xmit-h-" + id + "-p";
+        try
+        {
+            NetNamespaces.run("ip", "netns", "add", xmitNs);
+            NetNamespaces.run("ip", "netns", "add", peerNs);
+        }
+        catch (final Exception ex)
+        {
+            unavailable = "network namespaces are unavailable here (creating them needs root and a kernel with " +
+                "CONFIG_NET_NS): " + ex.getMessage();
+            return;
+        }
+        try
+        {
+            NetNamespaces.run("ip", "link", "add", XMIT_IF, "netns", xmitNs, "numtxqueues", "4", "numrxqueues", "4",
+                "type", "veth", "peer", PEER_IF, "netns", peerNs, "numtxqueues", "4", "numrxqueues", "4");
+        }
+        catch (final Exception ex)
+        {
+            unavailable = "veth is unavailable here (CONFIG_VETH): " + ex.getMessage();
+            return;
+        }
+        NetNamespaces.run("ip", "-n", xmitNs, "link", "set", XMIT_IF, "up");
+        NetNamespaces.run("ip", "-n", peerNs, "addr", "add", PEER_IP + "/24", "dev", PEER_IF);
+        NetNamespaces.run("ip", "-n", peerNs, "addr", "add", PEER_IP_2 + "/24", "dev", PEER_IF);
+        NetNamespaces.run("ip", "-n", peerNs, "link", "set", PEER_IF, "up");
+
+        final PipelineConfig.PortAddress defaults = PipelineConfig.PortAddress.defaultForInterface();
+        final PipelineConfig config = PipelineConfig.defaults().withName("hostveth").withCpus(2)
+            .withRingTerms(1 << 20, 1 << 16)
+            .withDevice("afpacket:if=" + XMIT_IF + ",queues=" + QUEUES + ",ring=256")
+            .withPorts(List.of(new PipelineConfig.PortAddress(defaults.mac(), 0x0A4D_0001, defaults.ipv6Hi(),
+                defaults.ipv6Lo(), defaults.peerMac(), 24, 0, true, true)))
+            .withXps(XpsPreset.RXQS, List.of());
+        // The device's packet sockets are made in xmit's namespace, by a thread that entered it.
+        pipeline = NetNamespaces.inNamespace(xmitNs, () -> Pipeline.start(KIT.system(), config));
+        final UnsafeBuffer reply = new UnsafeBuffer(ByteBuffer.allocateDirect(2048));
+        pipeline.openUdp(SocketOptions.udp4(ECHO_PORT).receiveBuffer(1 << 20).handler((socket, datagram) ->
+        {
+            reply.putBytes(0, datagram.buffer(), datagram.payloadOffset(), datagram.payloadLength());
+            while (socket.reply(datagram, reply, 0, datagram.payloadLength()) < 0)
+            {
+                Thread.onSpinWait();
+            }
+        }));
+    }
+
+    @AfterAll
+    static void stopAndRemoveNamespaces()
+    {
+        try
+        {
+            if (null != pipeline)
+            {
+                pipeline.close();
+            }
+        }
+        finally
+        {
+            KIT.shutdownTestKit();
+            // Removing a namespace removes the veth end in it, and with it the other end.
+            NetNamespaces.runQuietly("ip", "netns", "del", xmitNs);
+            NetNamespaces.runQuietly("ip", "netns", "del", peerNs);
+        }
+    }
+
+    @Test
+    void kernelPingGetsEchoReplies() throws Exception
+    {
+        assumeNamespaces();
+        final long before = counter(CounterType.HOST_ICMP_ECHO_REPLIES);
+        // ip netns exec … ping exits 0 only if replies came back.
+        NetNamespaces.run("ip", "netns", "exec", peerNs, "ping", "-c", "3", "-i", "0.2", "-W", "2", XMIT_IP);
+        assertEquals(3, counter(CounterType.HOST_ICMP_ECHO_REPLIES) - before);
+    }
+
+    @Test
+    void aKernelUdpClientGetsEveryEchoByteForByteFromManySourcePorts() throws Exception
+    {
+        assumeNamespaces();
+        final int clients = 64;
+        final int perClient = 4;
+        final List<DatagramChannel> channels = NetNamespaces.inNamespace(peerNs, () -> udpSockets(PEER_IP, 0, clients));
+        try
+        {
+            // One round trip first, so the peer kernel has resolved xmit before the burst (its ARP queue is short).
+            channels.get(0).send(ByteBuffer.allocate(8).putInt(0, -1), new InetSocketAddress(XMIT_IP, ECHO_PORT));
+            assertEquals(1, receiveAll(channels.subList(0, 1), 1));
+            final Random random = new Random(8);
+            final byte[][][] sent = new byte[clients][perClient][];
+            for (int k = 0; k < perClient; k++)
+            {
+                for (int c = 0; c < clients; c++)
+                {
+                    final byte[] payload = new byte[8 + random.nextInt(1000)];
+                    random.nextBytes(payload);
+                    ByteBuffer.wrap(payload).putInt(0, c).putInt(4, k);
+                    sent[c][k] = payload;
+                    channels.get(c).send(ByteBuffer.wrap(payload), new InetSocketAddress(XMIT_IP, ECHO_PORT));
+                }
+            }
+            final ByteBuffer datagram = ByteBuffer.allocate(2048);
+            int echoes = 0;
+            final boolean[][] seen = new boolean[clients][perClient];
+            final long deadline = System.nanoTime() + DEADLINE_NANOS;
+            while (echoes < clients * perClient && System.nanoTime() < deadline)
+            {
+                boolean any = false;
+                for (int c = 0; c < clients; c++)
+                {
+                    datagram.clear();
+                    if (null == channels.get(c).receive(datagram))
+                    {
+                        continue;
+                    }
+                    any = true;
+                    final byte[] echo = Arrays.copyOf(datagram.array(), datagram.position());
+                    final ByteBuffer fields = ByteBuffer.wrap(echo);
+                    assertEquals(c, fields.getInt(0), "an echo comes back to the port it was sent from");
+                    final int k = fields.getInt(4);
+                    assertArrayEquals(sent[c][k], echo, "echo " + k + " of client " + c);
+                    assertTrue(!seen[c][k], "echo " + k + " of client " + c + " twice");
+                    seen[c][k] = true;
+                    echoes++;
+                }
+                if (!any)
+                {
+                    Thread.sleep(1);
+                }
+            }
+            assertEquals(clients * perClient, echoes, () -> "echoes; " + pipeline.counters());
+        }
+        finally
+        {
+            closeAll(channels);
+        }
+    }
+
+    @Test
+    void aDatagramToAClosedPortIsReportedToTheKernelSocketAsPortUnreachable() throws Exception
+    {
+        assumeNamespaces();
+        final long before = counter(CounterType.HOST_ICMP_PORT_UNREACHABLE);
+        try (DatagramChannel channel = NetNamespaces.inNamespace(peerNs, () ->
+        {
+            final DatagramChannel connected = DatagramChannel.open(StandardProtocolFamily.INET);
+            connected.bind(new InetSocketAddress(PEER_IP, 0));
+            connected.connect(new InetSocketAddress(XMIT_IP, CLOSED_PORT));
+            connected.configureBlocking(false);
+            return connected;
+        }))
+        {
+            channel.write(ByteBuffer.wrap(new byte[] {1, 2, 3, 4}));
+            // The kernel reports the ICMP error to the connected socket as ECONNREFUSED on its next receive.
+            assertThrows(PortUnreachableException.class, () ->
+            {
+                final ByteBuffer buffer = ByteBuffer.allocate(64);
+                final long deadline = System.nanoTime() + DEADLINE_NANOS;
+                while (System.nanoTime() < deadline)
+                {
+                    channel.read(buffer);
+                    Thread.sleep(1);
+                }
+            }, () -> "no port unreachable; " + pipeline.counters());
+        }
+        assertEquals(1, counter(CounterType.HOST_ICMP_PORT_UNREACHABLE) - before);
+    }
+
+    /** kernel-semantics §2.4 and xps_rxqs: a connected socket replies on the TX queue of its flow's RX queue. */
+    @Test
+    void withXpsRxqsOneToOneRepliesLeaveOnTheTxQueueOfTheirRxQueue() throws Exception
+    {
+        assumeNamespaces();
+        final int flows = 32;
+        final int perFlow = 4;
+        final List<UdpSocket> servers = new ArrayList<>();
+        final List<DatagramChannel> channels = NetNamespaces.inNamespace(peerNs,
+            () -> udpSockets(PEER_IP, 41000, flows));
+        try
+        {
+            for (int f = 0; f < flows; f++)
+            {
+                final UnsafeBuffer reply = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
+                servers.add(pipeline.openUdp(SocketOptions.udp4(CONNECTED_PORT)
+                    .connect(Endpoint.of(PEER_IP, 41000 + f))
+                    .handler((socket, datagram) ->
+                    {
+                        reply.putBytes(0, datagram.buffer(), datagram.payloadOffset(), datagram.payloadLength());
+                        while (socket.send(reply, 0, datagram.payloadLength()) < 0)
+                        {
+                            Thread.onSpinWait();
+                        }
+                    })));
+            }
+            final long[] delivered = new long[QUEUES];
+            final long[] transmitted = new long[QUEUES];
+            for (int q = 0; q < QUEUES; q++)
+            {
+                delivered[q] = pipeline.counter(CounterType.RX_DELIVERED, "port=0 rxq=" + q);
+                transmitted[q] = socketTransmitted(q);
+            }
+            for (int k = 0; k < perFlow; k++)
+            {
+                for (int f = 0; f < flows; f++)
+                {
+                    channels.get(f).send(ByteBuffer.allocate(16).putInt(0, f).putInt(4, k),
+                        new InetSocketAddress(XMIT_IP, CONNECTED_PORT));
+                }
+            }
+            assertEquals(flows * perFlow, receiveAll(channels, flows * perFlow));
+            // The kernel may hold an echo before xmit's counters show the burst that sent it: wait for them.
+            final long expected = flows * perFlow;
+            awaitAtLeast(expected, () ->
+            {
+                long sum = 0;
+                for (int q = 0; q < QUEUES; q++)
+                {
+                    sum += socketTransmitted(q) - transmitted[q];
+                }
+                return sum;
+            });
+            int queuesUsed = 0;
+            for (int q = 0; q < QUEUES; q++)
+            {
+                final long rx = pipeline.counter(CounterType.RX_DELIVERED, "port=0 rxq=" + q) - delivered[q];
+                final long tx = socketTransmitted(q) - transmitted[q];
+                assertEquals(rx, tx, "replies on TX queue " + q + " = datagrams delivered from RX queue " + q + "; " +
+                    pipeline.counters());
+                queuesUsed += rx > 0 ? 1 : 0;
+            }
+            assertTrue(queuesUsed > 1, "the flows spread over " + queuesUsed + " RX queue(s)");
+        }
+        finally
+        {
+            for (final UdpSocket server : servers)
+            {
+                server.close();
+            }
+            closeAll(channels);
+        }
+    }
+
+    @Test
+    void xmitResolvesANewNextHopByArpAndSendsTheFramesItHeld() throws Exception
+    {
+        assumeNamespaces();
+        final int frames = 3;
+        final long held = counter(CounterType.NEIGH_HELD);
+        final long requests = counter(CounterType.HOST_ARP_REQUESTS);
+        final List<DatagramChannel> receivers = NetNamespaces.inNamespace(peerNs, () -> udpSockets(PEER_IP_2, 42000, 1));
+        try (UdpSocket client = pipeline.openUdp(SocketOptions.udp4(43000).connect(Endpoint.of(PEER_IP_2, 42000))))
+        {
+            for (int i = 0; i < frames; i++)
+            {
+                final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocate(16).putInt(0, 0).putInt(4, i));
+                assertTrue(client.send(payload, 0, 16) > 0, "send " + i);
+            }
+            assertEquals(frames, receiveAll(receivers, frames));
+            // The first is held; the others too unless the answer came before the host actor saw them.
+            final long heldNow = counter(CounterType.NEIGH_HELD) - held;
+            assertTrue(heldNow >= 1 && heldNow <= frames, heldNow + " held while 10.77.0.3 resolved");
+            assertTrue(counter(CounterType.HOST_ARP_REQUESTS) > requests, "xmit asked who has 10.77.0.3");
+            assertEquals(0, counter(CounterType.NEIGH_DROP_HOLD_FULL) + counter(CounterType.NEIGH_DROP_UNRESOLVED));
+            // The released frames complete like any other: the socket has nothing in flight once they left.
+            awaitAtLeast(frames, () -> frames - client.inFlight());
+        }
+        finally
+        {
+            closeAll(receivers);
+        }
+    }
+
+    private static void assumeNamespaces()
+    {
+        assumeTrue(null == unavailable, unavailable);
+    }
+
+    private static long counter(final CounterType type)
+    {
+        return pipeline.counter(type, "port=0");
+    }
+
+    /** What sockets sent on TX queue {@code txq}: the queue's packets less the host's own frames. */
+    private static long socketTransmitted(final int txq)
+    {
+        final String scope = "port=0 txq=" + txq;
+        return pipeline.counter(CounterType.QDISC_PACKETS, scope) - pipeline.counter(CounterType.HOST_TX, scope);
+    }
+
+    private static void awaitAtLeast(final long expected, final LongSupplier value) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + DEADLINE_NANOS;
+        while (value.getAsLong() < expected && System.nanoTime() < deadline)
+        {
+            Thread.sleep(1);
+        }
+        assertEquals(expected, value.getAsLong());
+    }
+
+    private static int receiveAll(final List<DatagramChannel> channels, final int expected) throws Exception
+    {
+        final ByteBuffer datagram = ByteBuffer.allocate(2048);
+        int received = 0;
+        final long deadline = System.nanoTime() + DEADLINE_NANOS;
+        while (received < expected && System.nanoTime() < deadline)
+        {
+            boolean any = false;
+            for (final DatagramChannel channel : channels)
+            {
+                datagram.clear();
+                if (null != channel.receive(datagram))
+                {
+                    any = true;
+                    received++;
+                }
+            }
+            if (!any)
+            {
+                Thread.sleep(1);
+            }
+        }
+        return received;
+    }
+
+    /** {@code count} non-blocking UDP sockets on {@code address}, ports {@code firstPort}… (0: the kernel's pick). */
+    private static List<DatagramChannel> udpSockets(final String address, final int firstPort, final int count)
+        throws Exception
+    {
+        final List<DatagramChannel> channels = new ArrayList<>();
+        for (int i = 0; i < count; i++)
+        {
+            final DatagramChannel channel = DatagramChannel.open(StandardProtocolFamily.INET);
+            channel.setOption(StandardSocketOptions.SO_RCVBUF, 1 << 20);
+            channel.bind(new InetSocketAddress(address, 0 == firstPort ? 0 : firstPort + i));
+            channel.configureBlocking(false);
+            channels.add(channel);
+        }
+        return channels;
+    }
+
+    private static void closeAll(final List<DatagramChannel> channels) throws Exception
+    {
+        for (final DatagramChannel channel : channels)
+        {
+            channel.close();
+        }
+    }
+}

@@ -1,0 +1,153 @@
+package io.xmit.actors;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.invoke.MethodHandle;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+/**
+ * Network namespaces for tests that need real interfaces: created and removed with {@code ip netns}, entered by
+ * one thread at a time through {@code setns(2)}, so the test process itself never leaves the host's namespace.
+ * A socket belongs to the namespace of the thread that created it and stays there, so a device opened on a
+ * thread inside a namespace can be driven from any thread afterwards. The part of the transport tests' helper of the
+ * same name that the host tests need (test sources are not shared between modules).
+ */
+final class NetNamespaces
+{
+    private static final int O_RDONLY = 0;
+    private static final int O_CLOEXEC = 0x80000;
+    private static final int CLONE_NEWNET = 0x40000000;
+    private static final long WORK_SECONDS = 30;
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final MethodHandle OPEN = libc("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    private static final MethodHandle CLOSE = libc("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    private static final MethodHandle SETNS = libc("setns", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+
+    private NetNamespaces()
+    {
+    }
+
+    private static MethodHandle libc(final String name, final FunctionDescriptor descriptor)
+    {
+        return LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow(name), descriptor);
+    }
+
+    /** Runs a command to completion (10 s at most); its output, or an exception carrying it. */
+    static String run(final String... command) throws IOException, InterruptedException
+    {
+        final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        final boolean exited = process.waitFor(10, TimeUnit.SECONDS);
+        final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        if (!exited)
+        {
+            process.destroyForcibly();
+            throw new IOException(String.join(" ", command) + ": still running after 10 s");
+        }
+        if (process.exitValue() != 0)
+        {
+            throw new IOException(String.join(" ", command) + ": exit " + process.exitValue() + ": " + output);
+        }
+        return output;
+    }
+
+    /** Runs a command, ignoring how it ends: for cleanup that must go on past a failure. */
+    static void runQuietly(final String... command)
+    {
+        try
+        {
+            run(command);
+        }
+        catch (final IOException ex)
+        {
+            // The thing to remove was not there, or is gone already.
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Runs {@code work} on a new thread inside namespace {@code name}; its result or its exception. */
+    static <T> T inNamespace(final String name, final Callable<T> work) throws Exception
+    {
+        return onThread(() ->
+        {
+            natively(() -> enter(name));
+            return work.call();
+        });
+    }
+
+    /** A step of downcalls, which declare Throwable. */
+    private interface NativeStep
+    {
+        void run() throws Throwable;
+    }
+
+    private static void natively(final NativeStep step) throws Exception
+    {
+        try
+        {
+            step.run();
+        }
+        catch (final Exception | Error ex)
+        {
+            throw ex;
+        }
+        catch (final Throwable ex)
+        {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private static <T> T onThread(final Callable<T> work) throws Exception
+    {
+        final FutureTask<T> task = new FutureTask<>(work);
+        final Thread thread = Thread.ofPlatform().name("netns-worker").start(task);
+        try
+        {
+            return task.get(WORK_SECONDS, TimeUnit.SECONDS);
+        }
+        catch (final ExecutionException ex)
+        {
+            if (ex.getCause() instanceof Exception cause)
+            {
+                throw cause;
+            }
+            throw ex;
+        }
+        catch (final TimeoutException ex)
+        {
+            thread.interrupt();
+            throw ex;
+        }
+    }
+
+    private static void enter(final String name) throws Throwable
+    {
+        try (Arena arena = Arena.ofConfined())
+        {
+            final int fd = (int)OPEN.invokeExact(arena.allocateFrom("/run/netns/" + name), O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+            {
+                throw new IOException("cannot open /run/netns/" + name);
+            }
+            final int entered = (int)SETNS.invokeExact(fd, CLONE_NEWNET);
+            final int closed = (int)CLOSE.invokeExact(fd);
+            if (entered != 0 || closed != 0)
+            {
+                throw new IOException("setns into " + name + " failed");
+            }
+        }
+    }
+}
