@@ -35,7 +35,7 @@ class SupervisionTest
     private static PipelineConfig config(final String name)
     {
         return EndToEndSupport.loopConfig(name, 2, XpsPreset.NONE)
-            .withDevice("loop:tx=4,rx=4,ring=4096,frame=2048,rate=200kpps");
+            .withDevice("loop:tx=4,rx=4,ring=8192,frame=2048,rate=200kpps");
     }
 
     @Test
