@@ -19,18 +19,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The soak: {@code xmit.soak.packets} numbered datagrams (10,000,000 by default) while a seeded injector fires every
+ * The soak: {@code test.soak.packets} numbered datagrams (10,000,000 by default) while a seeded injector fires every
  * fault at random — stage actors crashing at their crash points, failing and stalled TX queues (the watchdog resets
  * them), frames dropped and truncated on arrival. At the end the books balance exactly with everything transmitted,
  * and every datagram sent was received exactly once, in order, or counted as dropped on the receiving side.
- * The seed ({@code -Dxmit.soak.seed}) is in every failure message.
+ * The seed ({@code -Dtest.soak.seed}) is in every failure message.
  */
 @Timeout(300)
 class FaultSoakTest
 {
     private static final ActorTestKit KIT = ActorTestKit.create();
-    private static final long PACKETS = Long.getLong("xmit.soak.packets", 10_000_000L);
-    private static final long SEED = Long.getLong("xmit.soak.seed", System.nanoTime());
+    private static final long PACKETS = Long.getLong("test.soak.packets", 10_000_000L);
+    private static final long SEED = Long.getLong("test.soak.seed", System.nanoTime());
 
     private static final int CRASH = 0;
     private static final int TX_FAIL = 1;
@@ -48,7 +48,7 @@ class FaultSoakTest
     @Test
     void everyPacketIsAccountedForUnderRandomFaults() throws Exception
     {
-        final String seed = "seed " + SEED + " (-Dxmit.soak.seed=" + SEED + ")";
+        final String seed = "seed " + SEED + " (-Dtest.soak.seed=" + SEED + ")";
         final PipelineConfig config = EndToEndSupport.loopConfig("soak", 2, XpsPreset.NONE)
             .withDevice("loop:tx=4,rx=4,ring=4096,frame=2048,rate=1Mpps")
             .withReliability(Duration.ofMillis(100), Duration.ofSeconds(10));

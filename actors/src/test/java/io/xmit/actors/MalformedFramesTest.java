@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(120)
 class MalformedFramesTest
 {
-    private static final long SEED = Long.getLong("xmit.fuzz.seed", 20261130L);
+    private static final long SEED = Long.getLong("test.fuzz.seed", 20261130L);
     private static final int FRAMES = 1_000_000;
     private static final int BURST = 64;
     private static final int SLOT = 2048;
@@ -86,7 +86,7 @@ class MalformedFramesTest
                 }
             }
 
-            final String seed = "seed " + SEED + " (-Dxmit.fuzz.seed)";
+            final String seed = "seed " + SEED + " (-Dtest.fuzz.seed)";
             long nicPackets = 0;
             for (int q = 0; q < receiver.rxQueueCount(); q++)
             {

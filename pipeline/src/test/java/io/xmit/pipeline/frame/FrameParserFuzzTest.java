@@ -15,11 +15,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Bounded fuzzing of {@link FrameParser}: valid frames of every kind truncated at every length, with bits
  * flipped and bytes overwritten, and pure random bytes. Each frame sits at the end of a byte array exactly
  * {@code offset + length} long, after random garbage, so an over-read hits Agrona's bounds check and throws.
- * Rerun a failure with {@code -Dxmit.fuzz.seed=<seed>}.
+ * Rerun a failure with {@code -Dtest.fuzz.seed=<seed>}.
  */
 class FrameParserFuzzTest
 {
-    private static final long SEED = Long.getLong("xmit.fuzz.seed", 0x0F2A_3E5EEDL);
+    private static final long SEED = Long.getLong("test.fuzz.seed", 0x0F2A_3E5EEDL);
     private static final int MAX_GARBAGE = 16;
     private static final int MAX_RANDOM_LENGTH = 200;
     private static final byte[] INTERESTING = {
@@ -54,7 +54,7 @@ class FrameParserFuzzTest
         pureRandom(100_000);
         randomAfterEthernetHeader(100_000);
 
-        final String context = "seed 0x" + Long.toHexString(SEED) + " (-Dxmit.fuzz.seed=" + SEED + ")";
+        final String context = "seed 0x" + Long.toHexString(SEED) + " (-Dtest.fuzz.seed=" + SEED + ")";
         assertEquals(0, failures, context + ": " + failures + " failures in " + cases + " cases, first: " +
             firstFailure);
         assertTrue(cases >= 1_000_000, context + ": only " + cases + " cases");

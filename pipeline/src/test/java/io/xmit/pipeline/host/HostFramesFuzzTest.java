@@ -19,11 +19,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * time so the checks behind them are reached, and pure random bytes. Each frame sits at the very end of its
  * array, so an over-read throws. Every frame must be classified without an exception, every answer written must
  * verify by the independent checksum, and every status must be reached. Rerun a failure with
- * {@code -Dxmit.fuzz.seed=<seed>}.
+ * {@code -Dtest.fuzz.seed=<seed>}.
  */
 class HostFramesFuzzTest
 {
-    private static final long SEED = Long.getLong("xmit.fuzz.seed", 0x4057_F022L);
+    private static final long SEED = Long.getLong("test.fuzz.seed", 0x4057_F022L);
     private static final int CASES = 200_000;
     private static final int ETH = 14;
     private static final byte[][] FIXTURES = {
@@ -73,7 +73,7 @@ class HostFramesFuzzTest
             }
         }
 
-        final String context = "seed 0x" + Long.toHexString(SEED) + " (-Dxmit.fuzz.seed=" + SEED + ")";
+        final String context = "seed 0x" + Long.toHexString(SEED) + " (-Dtest.fuzz.seed=" + SEED + ")";
         assertEquals(0, failures, context + ": " + failures + " failures, first: " + firstFailure);
         final EnumSet<ArpStatus> unseenArp = EnumSet.noneOf(ArpStatus.class);
         for (final ArpStatus status : ArpStatus.values())

@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class NeighbourTableModelTest
 {
-    private static final long SEED = Long.getLong("xmit.fuzz.seed", 0x2E16_4B0DL);
+    private static final long SEED = Long.getLong("test.fuzz.seed", 0x2E16_4B0DL);
     private static final int CAPACITY = 8;
     private static final long RETRANS = 10;
     private static final int ADDRESSES = 20;
@@ -50,7 +50,7 @@ class NeighbourTableModelTest
             // Unicast addresses in 10.0.0.0/8: ARP from a multicast or broadcast sender is refused before the table.
             addresses[i] = 0x0A00_0000 | random.nextInt(1 << 24);
         }
-        final String context = "seed 0x" + Long.toHexString(SEED) + " (-Dxmit.fuzz.seed=" + SEED + ")";
+        final String context = "seed 0x" + Long.toHexString(SEED) + " (-Dtest.fuzz.seed=" + SEED + ")";
         for (int op = 0; op < OPERATIONS; op++)
         {
             now++;

@@ -31,8 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class WakeUpStressTest
 {
-    private static final long SEED = Long.getLong("xmit.stress.seed", 0x5EED_2025L);
-    private static final long TOTAL_FRAMES = Long.getLong("xmit.stress.frames", 5_000_000L);
+    private static final long SEED = Long.getLong("test.stress.seed", 0x5EED_2025L);
+    private static final long TOTAL_FRAMES = Long.getLong("test.stress.frames", 5_000_000L);
     private static final int PRODUCERS = 4;
     private static final int MAX_FRAMES_PER_PRODUCER_AND_ROUND = 64;
     private static final int MAX_BURST = 16;
