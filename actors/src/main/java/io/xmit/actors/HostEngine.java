@@ -162,6 +162,12 @@ final class HostEngine implements NeighbourHandler
     }
 
     /** What the host put into TX queues' rings, for the pipeline's books; any thread. */
+    /** How far this engine has read its host ring (for a graceful stop's drain). */
+    long ringPosition()
+    {
+        return ring.position();
+    }
+
     long sent()
     {
         long sent = 0;

@@ -46,6 +46,12 @@ final class HostPath
         this.ringFull = ringFull;
     }
 
+    /** How far the RX queues have written the host ring (for a graceful stop's drain). */
+    long ringPosition()
+    {
+        return ring.position();
+    }
+
     PipelineConfig.PortAddress address()
     {
         return address;

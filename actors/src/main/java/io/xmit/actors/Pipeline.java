@@ -859,6 +859,14 @@ public final class Pipeline implements AutoCloseable
                 return false;
             }
         }
+        for (int p = 0; p < ports.length; p++)
+        {
+            final HostEngine host = engines.hosts()[p];
+            if (null != host && ports[p].host().ringPosition() != host.ringPosition())
+            {
+                return false;
+            }
+        }
         return true;
     }
 

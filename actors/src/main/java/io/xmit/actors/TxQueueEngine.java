@@ -36,6 +36,7 @@ final class TxQueueEngine
     private final AtomicCounter inFlightBytes;
     private final AtomicCounter dropShutdown;
     private final AtomicCounter watchdogResets;
+    private final AtomicCounter stoppedGauge;
     private final CrashSwitch crash;
     private long pendingPackets;
     private long pendingBytes;
@@ -72,6 +73,7 @@ final class TxQueueEngine
         inFlightBytes = counters.allocate(CounterType.TXQ_INFLIGHT_BYTES, scope);
         dropShutdown = counters.allocate(CounterType.TXQ_DROP_SHUTDOWN, scope);
         watchdogResets = counters.allocate(CounterType.TXQ_WATCHDOG_RESETS, scope);
+        stoppedGauge = counters.allocate(CounterType.TXQ_STOPPED, scope);
         crash = new CrashSwitch("tx queue " + port + "/" + txq);
     }
 
@@ -177,6 +179,12 @@ final class TxQueueEngine
         inFlight.remove(left, sockets);
         dropShutdown.getAndAddRelease(left);
         return left;
+    }
+
+    /** The TX watchdog's look at the queue, published as the {@code txq_stopped} gauge. */
+    void observeStopped(final boolean stopped)
+    {
+        stoppedGauge.setRelease(stopped ? 1 : 0);
     }
 
     /**

@@ -51,8 +51,9 @@ final class TxWatchdog
                 {
                     final TxQueueState state = states[q];
                     final long stoppedFor = state.clock().nanoTime() - state.transStart();
-                    if ((state.bits() & (TxQueueState.DRV_XOFF | TxQueueState.STACK_XOFF)) != 0 &&
-                        stoppedFor > timeoutNanos)
+                    final boolean stopped = (state.bits() & (TxQueueState.DRV_XOFF | TxQueueState.STACK_XOFF)) != 0;
+                    queues[q].observeStopped(stopped);
+                    if (stopped && stoppedFor > timeoutNanos)
                     {
                         LOG.warn("xmit: TX watchdog: port {} TX queue {} timed out, stopped for {} ms ({}); " +
                             "resetting it", port, q, stoppedFor / 1_000_000, state);

@@ -55,6 +55,8 @@ public enum CounterType
     TXQ_WATCHDOG_RESETS(1207, "txq_watchdog_resets", false),
     /** Packets still in the driver's ring, not completed, when a graceful stop's deadline came. */
     TXQ_DROP_SHUTDOWN(1208, "txq_drop_shutdown", false),
+    /** 1 while the TX queue is stopped (driver ring full or BQL), as of the TX watchdog's last look. */
+    TXQ_STOPPED(1209, "txq_stopped", true),
 
     SOCKET_SENT(1300, "socket_sent", false),
     SOCKET_SEND_BACKPRESSURED(1301, "socket_send_backpressured", false),
