@@ -75,12 +75,12 @@ class FaultSoakTest
 
             // Receiving side: every datagram arrives once, in order, or is counted as dropped on the way in.
             EndToEndSupport.await("every datagram received or counted as dropped",
-                () -> traffic.receivedTotal() + rxDropped(pipeline) >= PACKETS,
-                () -> seed + "; received " + traffic.receivedTotal() + ", dropped " + rxDropped(pipeline) + "; " +
+                () -> traffic.receivedTotal() + traffic.rxDrops() >= PACKETS,
+                () -> seed + "; received " + traffic.receivedTotal() + ", dropped " + traffic.rxDrops() + "; " +
                     pipeline.accounting().line());
             final Accounting books = pipeline.verify();
             final long received = traffic.receivedTotal();
-            final long dropped = rxDropped(pipeline);
+            final long dropped = traffic.rxDrops();
             System.out.printf("soak: %s; %,d packets in %.1f s; faults %s; books: %s; received %,d, dropped on " +
                 "arrival %,d (%s); watchdog resets %d; restarts %d%n", seed, PACKETS,
                 (System.nanoTime() - start) / 1e9, faultSummary(faults), books.line(), received, dropped,
@@ -141,22 +141,6 @@ class FaultSoakTest
                 return;
             }
         }
-    }
-
-    /** Datagrams dropped on the receiving port, by the device or by the pipeline, each under its reason. */
-    private static long rxDropped(final Pipeline pipeline)
-    {
-        long dropped = 0;
-        for (final CounterType type : List.of(CounterType.RX_DROP_MALFORMED, CounterType.RX_DROP_NO_SOCKET,
-            CounterType.RX_DROP_SOCKET_RING_FULL, CounterType.RX_DROP_UNSUPPORTED, CounterType.RX_DROP_FAILED))
-        {
-            dropped += pipeline.total(type, 0);
-        }
-        for (int q = 0; q < pipeline.driver(0).rxQueueCount(); q++)
-        {
-            dropped += pipeline.driver(0).stats(q).rxMissed() + pipeline.driver(0).stats(q).rxDropped();
-        }
-        return dropped;
     }
 
     private static long restarts(final Pipeline pipeline)

@@ -2,6 +2,7 @@ package io.xmit.actors;
 
 import akka.actor.testkit.typed.javadsl.ActorTestKit;
 import io.xmit.actors.stats.CounterType;
+import io.xmit.transport.nic.NetNamespaces;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterAll;
@@ -60,25 +61,9 @@ class HostOverVethTest
         final String id = Integer.toHexString(ThreadLocalRandom.current().nextInt() & 0x7FFF_FFFF);
         xmitNs = "xmit-h-" + id + "-x";
         peerNs = "xmit-h-" + id + "-p";
-        try
+        unavailable = NetNamespaces.createVethPair(xmitNs, peerNs, XMIT_IF, PEER_IF);
+        if (null != unavailable)
         {
-            NetNamespaces.run("ip", "netns", "add", xmitNs);
-            NetNamespaces.run("ip", "netns", "add", peerNs);
-        }
-        catch (final Exception ex)
-        {
-            unavailable = "network namespaces are unavailable here (creating them needs root and a kernel with " +
-                "CONFIG_NET_NS): " + ex.getMessage();
-            return;
-        }
-        try
-        {
-            NetNamespaces.run("ip", "link", "add", XMIT_IF, "netns", xmitNs, "numtxqueues", "4", "numrxqueues", "4",
-                "type", "veth", "peer", PEER_IF, "netns", peerNs, "numtxqueues", "4", "numrxqueues", "4");
-        }
-        catch (final Exception ex)
-        {
-            unavailable = "veth is unavailable here (CONFIG_VETH): " + ex.getMessage();
             return;
         }
         NetNamespaces.run("ip", "-n", xmitNs, "link", "set", XMIT_IF, "up");

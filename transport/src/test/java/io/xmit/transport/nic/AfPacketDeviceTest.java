@@ -61,25 +61,9 @@ class AfPacketDeviceTest
         final String id = Integer.toHexString(ThreadLocalRandom.current().nextInt() & 0x7FFF_FFFF);
         xmitNs = "xmit-t-" + id + "-x";
         peerNs = "xmit-t-" + id + "-p";
-        try
+        unavailable = NetNamespaces.createVethPair(xmitNs, peerNs, XMIT_IF, PEER_IF);
+        if (null != unavailable)
         {
-            NetNamespaces.run("ip", "netns", "add", xmitNs);
-            NetNamespaces.run("ip", "netns", "add", peerNs);
-        }
-        catch (final Exception ex)
-        {
-            unavailable = "network namespaces are unavailable here (creating them needs root and a kernel with " +
-                "CONFIG_NET_NS): " + ex.getMessage();
-            return;
-        }
-        try
-        {
-            NetNamespaces.run("ip", "link", "add", XMIT_IF, "netns", xmitNs, "numtxqueues", "4", "numrxqueues", "4",
-                "type", "veth", "peer", PEER_IF, "netns", peerNs, "numtxqueues", "4", "numrxqueues", "4");
-        }
-        catch (final Exception ex)
-        {
-            unavailable = "veth is unavailable here (CONFIG_VETH): " + ex.getMessage();
             return;
         }
         try

@@ -25,7 +25,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
  * A socket belongs to the namespace of the thread that created it and stays there, so a device opened on a
  * thread inside a namespace can be driven from any thread afterwards.
  */
-final class NetNamespaces
+public final class NetNamespaces
 {
     private static final int O_RDONLY = 0;
     private static final int O_CLOEXEC = 0x80000;
@@ -51,7 +51,7 @@ final class NetNamespaces
     }
 
     /** Runs a command to completion (10 s at most); its output, or an exception carrying it. */
-    static String run(final String... command) throws IOException, InterruptedException
+    public static String run(final String... command) throws IOException, InterruptedException
     {
         final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         final boolean exited = process.waitFor(10, TimeUnit.SECONDS);
@@ -69,7 +69,38 @@ final class NetNamespaces
     }
 
     /** Runs a command, ignoring how it ends: for cleanup that must go on past a failure. */
-    static void runQuietly(final String... command)
+    /**
+     * Creates namespaces {@code xmitNs} and {@code peerNs} joined by a veth pair, {@code xmitIf} in the first and
+     * {@code peerIf} in the second, with 4 TX and 4 RX queues on each end.
+     *
+     * @return null, or why it cannot be done here (no namespaces, no veth), for the tests to skip saying so.
+     */
+    public static String createVethPair(final String xmitNs, final String peerNs, final String xmitIf,
+        final String peerIf)
+    {
+        try
+        {
+            run("ip", "netns", "add", xmitNs);
+            run("ip", "netns", "add", peerNs);
+        }
+        catch (final Exception ex)
+        {
+            return "network namespaces are unavailable here (creating them needs root and a kernel with " +
+                "CONFIG_NET_NS): " + ex.getMessage();
+        }
+        try
+        {
+            run("ip", "link", "add", xmitIf, "netns", xmitNs, "numtxqueues", "4", "numrxqueues", "4",
+                "type", "veth", "peer", peerIf, "netns", peerNs, "numtxqueues", "4", "numrxqueues", "4");
+        }
+        catch (final Exception ex)
+        {
+            return "veth is unavailable here (CONFIG_VETH): " + ex.getMessage();
+        }
+        return null;
+    }
+
+    public static void runQuietly(final String... command)
     {
         try
         {
@@ -86,7 +117,7 @@ final class NetNamespaces
     }
 
     /** Runs {@code work} on a new thread inside namespace {@code name}; its result or its exception. */
-    static <T> T inNamespace(final String name, final Callable<T> work) throws Exception
+    public static <T> T inNamespace(final String name, final Callable<T> work) throws Exception
     {
         return onThread(() ->
         {
@@ -96,7 +127,7 @@ final class NetNamespaces
     }
 
     /** Runs {@code work} inside namespace {@code name} on a thread without CAP_NET_RAW in its effective set. */
-    static <T> T inNamespaceWithoutNetRaw(final String name, final Callable<T> work) throws Exception
+    public static <T> T inNamespaceWithoutNetRaw(final String name, final Callable<T> work) throws Exception
     {
         return onThread(() ->
         {
@@ -107,7 +138,7 @@ final class NetNamespaces
     }
 
     /** The process's open file descriptors. */
-    static long openDescriptors() throws IOException
+    public static long openDescriptors() throws IOException
     {
         try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd")))
         {
