@@ -47,7 +47,7 @@ public final class RrBench
     public record Options(int rounds, long warmMillis, long millis, int rate, int flows)
     {
         public static final Options FULL = new Options(5, 1_000, 3_000, 20_000, 64);
-        public static final Options QUICK = new Options(2, 300, 1_000, 20_000, 64);
+        public static final Options QUICK = new Options(2, 200, 800, 20_000, 64);
 
         public Options
         {

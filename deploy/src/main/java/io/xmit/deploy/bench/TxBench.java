@@ -47,7 +47,7 @@ public final class TxBench
     public record Options(int rounds, long millis, List<String> variants)
     {
         public static final Options FULL = new Options(5, 2_000, List.copyOf(VARIANTS.keySet()));
-        public static final Options QUICK = new Options(3, 400, List.copyOf(VARIANTS.keySet()));
+        public static final Options QUICK = new Options(3, 300, List.copyOf(VARIANTS.keySet()));
 
         public Options
         {

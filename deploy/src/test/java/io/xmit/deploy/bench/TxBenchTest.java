@@ -38,7 +38,7 @@ class TxBenchTest
     {
         final List<List<TxVariant.Result>> results = List.of(
             List.of(result(2_000_000, 0), result(4_000_000, 0), result(8_000_000, 0)),
-            List.of(result(1_000_000, 3_000_000), result(1_000_000, 1_000_000), result(4_000_000, 0)));
+            List.of(result(1_000_000, 3), result(1_000_000, 1), result(4_000_000, 0)));
 
         final ScenarioResult summary = TxBench.summarise(List.of("xmit", "akka-naive"), results, "setup");
 
