@@ -162,7 +162,8 @@ public final class XmitTxVariant implements TxVariant
             {
                 system.systemActorOf(
                     XmitSender.create(cpu, sockets[cpu], packetsPerQueue, () -> running, threads, sendersStopped),
-                    "sender-" + cpu, DispatcherSelector.fromConfig(Cpus.dispatcherId(cpu)));
+                    "sender-" + cpu,
+                    DispatcherSelector.fromConfig(Cpus.dispatcherId(cpu)).withNext(XmitSender.PLACEMENT));
                 spawned++;
             }
             awaitSenderThreads();
