@@ -13,8 +13,8 @@ import java.util.Map;
 /**
  * {@code xmit bench --report}: one self-contained HTML file (inline CSS and SVG; no script, no font, no link), also
  * well-formed XML so that a test can parse it. Per scenario: a table of every variant's figures (median, min–max),
- * the ratios and targets, and a chart: Mpps per variant with min–max whiskers for {@code tx}, RTT against percentile
- * on a nines axis for {@code rr}.
+ * the ratios and targets, and a chart: Mpps per variant with min–max whiskers for {@code tx}, RTT (log axis) against
+ * percentile (nines axis) for {@code rr}.
  */
 final class BenchReport
 {
@@ -150,18 +150,24 @@ final class BenchReport
         html.append("</svg>\n");
     }
 
-    /** RTT (µs, linear) against percentile on a nines axis (0, 90, 99, 99.9 …), one line per variant. */
+    /**
+     * RTT against percentile, one line per variant: percentiles on a nines axis (0, 90, 99, 99.9 …) and RTT on a
+     * log axis, so that both the median and a tail a thousand times longer stay readable.
+     */
     private static void curveChart(final StringBuilder html, final ScenarioResult result)
     {
-        double top = 0;
+        double lowest = Double.MAX_VALUE;
+        double highest = 0;
         for (final ScenarioResult.Variant variant : result.variants())
         {
             for (final double[] point : variant.curve())
             {
-                top = Math.max(top, point[1]);
+                lowest = Math.min(lowest, Math.max(point[1], 1e-3));
+                highest = Math.max(highest, point[1]);
             }
         }
-        top = niceCeiling(top);
+        final double low = Math.floor(Math.log10(Math.min(lowest, Math.max(highest, 1e-3))));
+        final double high = Math.max(low + 1, Math.ceil(Math.log10(Math.max(highest, 1e-3))));
         final int plot = WIDTH - LEFT - RIGHT;
         final int height = TOP + CURVE_HEIGHT + BOTTOM + ROW * result.variants().size();
         final double bottom = TOP + CURVE_HEIGHT;
@@ -174,14 +180,14 @@ final class BenchReport
                 BenchCommand.format(100 - 100 / Math.pow(10, nines)).replaceAll("\\.?0+$", "");
             html.append(line(x, TOP, x, bottom, "#ddd")).append(text(x, bottom + 16, "middle", label));
         }
-        for (int tick = 0; tick <= 4; tick++)
+        for (double decade = low; decade <= high; decade++)
         {
-            final double y = bottom - CURVE_HEIGHT * tick / 4.0;
+            final double y = bottom - CURVE_HEIGHT * (decade - low) / (high - low);
             html.append(line(LEFT, y, LEFT + plot, y, "#ddd"))
-                .append(text(LEFT - 8, y + 4, "end", BenchCommand.format(top * tick / 4)));
+                .append(text(LEFT - 8, y + 4, "end", BenchCommand.format(Math.pow(10, decade))));
         }
         html.append(text(LEFT + plot / 2.0, bottom + 32, "middle", "percentile"))
-            .append(text(16, TOP + CURVE_HEIGHT / 2.0, "middle", "RTT µs"));
+            .append(text(40, TOP + CURVE_HEIGHT / 2.0, "middle", "RTT µs"));
         for (int v = 0; v < result.variants().size(); v++)
         {
             final ScenarioResult.Variant variant = result.variants().get(v);
@@ -191,8 +197,9 @@ final class BenchReport
             {
                 final double nines = point[0] >= 100 ? MAX_NINES :
                     Math.min(MAX_NINES, -Math.log10(1 - point[0] / 100));
+                final double decades = Math.log10(Math.max(point[1], Math.pow(10, low))) - low;
                 points.append(String.format(Locale.ROOT, "%.1f,%.1f ", LEFT + plot * nines / MAX_NINES,
-                    bottom - CURVE_HEIGHT * point[1] / top));
+                    bottom - CURVE_HEIGHT * decades / (high - low)));
             }
             html.append("<polyline fill=\"none\" stroke=\"").append(colour).append("\" stroke-width=\"2\" points=\"")
                 .append(points.toString().strip()).append("\"/>\n");
