@@ -183,8 +183,9 @@ final class BenchReport
         for (double decade = low; decade <= high; decade++)
         {
             final double y = bottom - CURVE_HEIGHT * (decade - low) / (high - low);
-            html.append(line(LEFT, y, LEFT + plot, y, "#ddd"))
-                .append(text(LEFT - 8, y + 4, "end", BenchCommand.format(Math.pow(10, decade))));
+            final double us = Math.pow(10, decade);
+            html.append(line(LEFT, y, LEFT + plot, y, "#ddd")).append(text(LEFT - 8, y + 4, "end",
+                decade >= 0 ? String.format(Locale.ROOT, "%.0f", us) : BenchCommand.format(us)));
         }
         html.append(text(LEFT + plot / 2.0, bottom + 32, "middle", "percentile"))
             .append(text(40, TOP + CURVE_HEIGHT / 2.0, "middle", "RTT µs"));
