@@ -11,6 +11,7 @@ import io.aeron.logbuffer.FragmentHandler;
 import io.xmit.pipeline.qdisc.DescriptorBatch;
 import io.xmit.transport.nic.NicDevice;
 import io.xmit.transport.nic.NicDriver;
+import io.xmit.transport.nic.QueueStats;
 import io.xmit.transport.nic.TxCompletion;
 import io.xmit.transport.ring.Rings;
 import io.xmit.transport.ring.RingsConfig;
@@ -35,6 +36,7 @@ public final class AeronRawVariant implements TxVariant
     private static final long JOIN_MILLIS = 10_000;
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
+    private final long packetsPerThread;
     private final AtomicLong[] completed = new AtomicLong[THREADS];
     private final Thread[] threads = new Thread[THREADS];
     private volatile boolean running;
@@ -42,8 +44,20 @@ public final class AeronRawVariant implements TxVariant
     private NicDevice device;
     private boolean closed;
 
+    /** Sends until closed. */
     public AeronRawVariant()
     {
+        this(Long.MAX_VALUE);
+    }
+
+    /** @param packetsPerThread each thread stops once this many of its packets completed. */
+    public AeronRawVariant(final long packetsPerThread)
+    {
+        if (packetsPerThread < 1)
+        {
+            throw new IllegalArgumentException("packetsPerThread " + packetsPerThread + " is not >= 1");
+        }
+        this.packetsPerThread = packetsPerThread;
         for (int queue = 0; queue < THREADS; queue++)
         {
             completed[queue] = new AtomicLong();
@@ -117,6 +131,12 @@ public final class AeronRawVariant implements TxVariant
             ids[queue] = threads[queue].threadId();
         }
         return WindowMeter.measure(this::delivered, ids, nanos);
+    }
+
+    /** The driver's counters for TX queue {@code queue}; only while running. */
+    public QueueStats driverStats(final int queue)
+    {
+        return device.port(0).stats(queue);
     }
 
     @Override
@@ -193,26 +213,25 @@ public final class AeronRawVariant implements TxVariant
         final FragmentHandler toBatch = (buffer, offset, length, header) ->
             batch.addExternal(buffer.addressOffset() + offset, length, 0);
         final AtomicLong count = completed[queue];
-        while (running)
+        long produced = 0;
+        while (running && count.get() < packetsPerThread)
         {
-            for (int i = 0; i < BURST; i++)
+            final long burstEnd = Math.min(packetsPerThread, produced + BURST);
+            while (produced < burstEnd && publication.tryClaim(BenchFrames.FRAME_LENGTH, claim) > 0)
             {
-                if (publication.tryClaim(BenchFrames.FRAME_LENGTH, claim) < 0)
-                {
-                    break;
-                }
                 frames.write(claim.buffer(), claim.offset());
                 claim.commit();
+                produced++;
             }
             batch.clear();
             subscription.poll(toBatch, BURST);
             if (!batch.isEmpty())
             {
                 driver.txBurst(queue, batch);
-                if (0 == driver.txReclaim(queue, completion))
-                {
-                    count.setRelease(count.get() + completion.packets());
-                }
+            }
+            if (0 == driver.txReclaim(queue, completion))
+            {
+                count.setRelease(count.get() + completion.packets());
             }
         }
     }

@@ -8,6 +8,7 @@ import io.xmit.pipeline.qdisc.PfifoFast;
 import io.xmit.pipeline.qdisc.Qdisc;
 import io.xmit.transport.nic.NicDevice;
 import io.xmit.transport.nic.NicDriver;
+import io.xmit.transport.nic.QueueStats;
 import io.xmit.transport.nic.TxCompletion;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -35,6 +36,7 @@ public final class LockedQdiscVariant implements TxVariant
     private static final int UNLOCKED = 0;
     private static final int LOCKED = 1;
 
+    private final long packetsPerThread;
     private final AtomicLong[] completed = new AtomicLong[THREADS];
     private final Thread[] threads = new Thread[THREADS];
     private final AtomicInteger rootLock = new AtomicInteger(UNLOCKED);
@@ -45,8 +47,20 @@ public final class LockedQdiscVariant implements TxVariant
     private NicDevice device;
     private boolean closed;
 
+    /** Sends until closed. */
     public LockedQdiscVariant()
     {
+        this(Long.MAX_VALUE);
+    }
+
+    /** @param packetsPerThread each thread stops enqueuing after this many packets, and helps drain the rest. */
+    public LockedQdiscVariant(final long packetsPerThread)
+    {
+        if (packetsPerThread < 1)
+        {
+            throw new IllegalArgumentException("packetsPerThread " + packetsPerThread + " is not >= 1");
+        }
+        this.packetsPerThread = packetsPerThread;
         for (int queue = 0; queue < THREADS; queue++)
         {
             completed[queue] = new AtomicLong();
@@ -85,6 +99,12 @@ public final class LockedQdiscVariant implements TxVariant
             ids[queue] = threads[queue].threadId();
         }
         return WindowMeter.measure(this::delivered, ids, nanos);
+    }
+
+    /** The driver's counters for TX queue {@code queue}; only while running. */
+    public QueueStats driverStats(final int queue)
+    {
+        return device.port(0).stats(queue);
     }
 
     @Override
@@ -145,7 +165,8 @@ public final class LockedQdiscVariant implements TxVariant
         final DescriptorBatch batch = new DescriptorBatch(BULK);
         final TxCompletion completion = new TxCompletion();
         final AtomicLong count = completed[queue];
-        while (running)
+        long sent = 0;
+        while (running && sent < packetsPerThread)
         {
             final int length = frames.write(frame, 0);
             lock();
@@ -155,11 +176,43 @@ public final class LockedQdiscVariant implements TxVariant
             final boolean runner = !qdiscRunning;
             qdiscRunning = true;
             unlock();
+            if (queued)
+            {
+                sent++;
+            }
             if (runner)
             {
                 runQdisc(driver, queue, batch, completion, count);
             }
             else if (!queued)
+            {
+                Thread.onSpinWait();
+            }
+        }
+        drain(driver, queue, batch, completion, count);
+    }
+
+    /** With its packets sent, a thread runs the qdisc whenever it can until the backlog is empty. */
+    private void drain(
+        final NicDriver driver, final int queue, final DescriptorBatch batch, final TxCompletion completion,
+        final AtomicLong count)
+    {
+        while (running)
+        {
+            lock();
+            final boolean idle = !qdiscRunning;
+            final boolean empty = idle && qdisc.isEmpty();
+            qdiscRunning = !empty;
+            unlock();
+            if (empty)
+            {
+                return;
+            }
+            if (idle)
+            {
+                runQdisc(driver, queue, batch, completion, count);
+            }
+            else
             {
                 Thread.onSpinWait();
             }

@@ -12,7 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The summary arithmetic, the options' checks, and each variant measuring a window and stopping. */
+/**
+ * The summary arithmetic, the options' checks, the locked qdisc and bare Aeron delivering exactly what they send, and
+ * each measuring a window and stopping its threads.
+ */
 class TxBenchTest
 {
     private static final long SECOND = 1_000_000_000L;
@@ -76,6 +79,34 @@ class TxBenchTest
             Thread.onSpinWait();
         }
         assertEquals(0, liveThreads(name));
+    }
+
+    @Test
+    void theLockedQdiscDeliversEveryPacketOnceThroughTheDriver()
+    {
+        final long perThread = 100_003;
+        try (LockedQdiscVariant variant = new LockedQdiscVariant(perThread))
+        {
+            variant.start();
+            NaivePipelineTest.awaitDelivered(variant, LockedQdiscVariant.THREADS * perThread);
+            // Whichever thread ran the qdisc sent on its own queue, so only the sum over the queues is known.
+            assertEquals(LockedQdiscVariant.THREADS * perThread,
+                variant.driverStats(0).txPackets() + variant.driverStats(1).txPackets());
+            assertEquals(0, variant.driverStats(0).txErrors() + variant.driverStats(1).txErrors());
+        }
+    }
+
+    @Test
+    void bareAeronDeliversEveryPacketOnceThroughTheDriver()
+    {
+        final long perThread = 100_003;
+        try (AeronRawVariant variant = new AeronRawVariant(perThread))
+        {
+            variant.start();
+            NaivePipelineTest.awaitDelivered(variant, AeronRawVariant.THREADS * perThread);
+            assertEquals(perThread, variant.driverStats(0).txPackets());
+            assertEquals(perThread, variant.driverStats(1).txPackets());
+        }
     }
 
     private static long liveThreads(final String prefix)
