@@ -35,6 +35,8 @@ import java.util.regex.Pattern;
  * @param bulkLimit      the most packets in one {@code tx_burst}.
  * @param bandLimit      packets per pfifo_fast band (the kernel's {@code tx_queue_len}).
  * @param overflow       what a qdisc does with a full backlog.
+ * @param qdiscBypass    whether a qdisc with an empty backlog hands ring frames straight to the driver (§4.4, the
+ *                       kernel's TCQ_F_CAN_BYPASS); off, every packet is enqueued and dequeued, for comparison.
  * @param spinPolls      empty polls an RX queue, qdisc or TX queue spins through before going idle (0: idle at once).
  * @param spinNanos      the longest spin in wall time, for every ring consumer: where many actors share a CPU, a
  *                       spin counted in polls alone lasts far longer than meant.
@@ -62,6 +64,7 @@ public record PipelineConfig(
     int bulkLimit,
     int bandLimit,
     OverflowPolicy overflow,
+    boolean qdiscBypass,
     int spinPolls,
     long spinNanos,
     int socketSpinPolls,
@@ -89,7 +92,7 @@ public record PipelineConfig(
      * the TX watchdog and graceful stop.
      */
     public static final List<String> KEYS = List.of("name", "device", "cpus", "cores", "dispatcher-throughput",
-        "qdisc.quota", "qdisc.bulk-limit", "qdisc.band-limit", "qdisc.overflow", "spin-polls", "spin-time",
+        "qdisc.quota", "qdisc.bulk-limit", "qdisc.band-limit", "qdisc.overflow", "qdisc.bypass", "spin-polls", "spin-time",
         "socket-spin-polls", "rx.burst", "rings.qdisc-term-length", "rings.socket-term-length", "ports", "xps.preset",
         "xps.maps", "counters.directory", "tx-watchdog.timeout", "stop.deadline");
     private static final List<String> PORT_KEYS = List.of("mac", "ipv4", "ipv6", "peer-mac", "prefix", "gateway",
@@ -239,7 +242,7 @@ public record PipelineConfig(
     {
         final String device = "loop:tx=4,rx=4,ring=1024";
         return new PipelineConfig("xmit", device, Runtime.getRuntime().availableProcessors(), List.of(), 10, 64, 64,
-            1000, OverflowPolicy.BACKPRESSURE, DEFAULT_SPIN_POLLS, DEFAULT_SPIN_NANOS, 0, 64, 8 << 20, 1 << 20,
+            1000, OverflowPolicy.BACKPRESSURE, true, DEFAULT_SPIN_POLLS, DEFAULT_SPIN_NANOS, 0, 64, 8 << 20, 1 << 20,
             defaultPorts(device), XpsPreset.NONE, List.of(), RingsConfig.DEFAULT_DIRECTORY_BASE,
             DEFAULT_TX_WATCHDOG_TIMEOUT, DEFAULT_STOP_DEADLINE);
     }
@@ -295,6 +298,14 @@ public record PipelineConfig(
         copy.bulkLimit = newBulkLimit;
         copy.bandLimit = newBandLimit;
         copy.overflow = newOverflow;
+        return copy.build();
+    }
+
+    /** Whether a qdisc with an empty backlog bypasses it (§4.4); on by default. */
+    public PipelineConfig withQdiscBypass(final boolean newQdiscBypass)
+    {
+        final Copy copy = new Copy(this);
+        copy.qdiscBypass = newQdiscBypass;
         return copy.build();
     }
 
@@ -366,6 +377,7 @@ public record PipelineConfig(
         private int bulkLimit;
         private int bandLimit;
         private OverflowPolicy overflow;
+        private boolean qdiscBypass;
         private int spinPolls;
         private long spinNanos;
         private int socketSpinPolls;
@@ -390,6 +402,7 @@ public record PipelineConfig(
             bulkLimit = from.bulkLimit;
             bandLimit = from.bandLimit;
             overflow = from.overflow;
+            qdiscBypass = from.qdiscBypass;
             spinPolls = from.spinPolls;
             spinNanos = from.spinNanos;
             socketSpinPolls = from.socketSpinPolls;
@@ -407,7 +420,7 @@ public record PipelineConfig(
         PipelineConfig build()
         {
             return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-                spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps,
+                qdiscBypass, spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps,
                 countersDir, txWatchdogTimeout, stopDeadline);
         }
     }
@@ -485,6 +498,7 @@ public record PipelineConfig(
             integer(config, "qdisc.band-limit", d.bandLimit),
             config.hasPath("qdisc.overflow") ?
                 OverflowPolicy.of("xmit.qdisc.overflow", string(config, "qdisc.overflow", null)) : d.overflow,
+            config.hasPath("qdisc.bypass") ? onOff(config, "qdisc.bypass") : d.qdiscBypass,
             integer(config, "spin-polls", d.spinPolls),
             config.hasPath("spin-time") ? duration(config, "spin-time").toNanos() : d.spinNanos,
             integer(config, "socket-spin-polls", d.socketSpinPolls),
@@ -808,6 +822,26 @@ public record PipelineConfig(
             throw new IllegalArgumentException(key + " = " + render(value) + " is not a string");
         }
         return String.valueOf(value.unwrapped());
+    }
+
+    /** {@code on} or {@code off}; HOCON's own booleans too, but no other word HOCON's getBoolean would take. */
+    private static boolean onOff(final Config config, final String key)
+    {
+        final ConfigValue value = config.getValue(key);
+        final Object unwrapped = value.unwrapped();
+        if (unwrapped instanceof Boolean flag)
+        {
+            return flag;
+        }
+        if ("on".equals(unwrapped))
+        {
+            return true;
+        }
+        if ("off".equals(unwrapped))
+        {
+            return false;
+        }
+        throw new IllegalArgumentException("xmit." + key + " = " + render(value) + " is not on or off");
     }
 
     private static Duration duration(final Config config, final String key)

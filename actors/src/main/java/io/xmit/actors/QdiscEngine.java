@@ -49,6 +49,7 @@ final class QdiscEngine
     private final int quota;
     private final int bulkLimit;
     private final int bandLimit;
+    private final boolean bypassEnabled;
     private final OverflowPolicy overflow;
     private final Runnable wakeTxQueue;
     private final DescriptorBatch batch;
@@ -110,6 +111,7 @@ final class QdiscEngine
         this.quota = config.quota();
         this.bulkLimit = config.bulkLimit();
         this.bandLimit = config.bandLimit();
+        this.bypassEnabled = config.qdiscBypass();
         this.overflow = config.overflow();
         this.wakeTxQueue = wakeTxQueue;
         this.qdisc = new PfifoFast(config.bandLimit(), driver.maxFrame(), 2 * config.bulkLimit());
@@ -154,7 +156,7 @@ final class QdiscEngine
                 break;
             }
             final int done;
-            if (qdisc.isEmpty())
+            if (bypassEnabled && qdisc.isEmpty())
             {
                 done = bypass(Math.min(budget, bulkLimit));
                 budget -= done;

@@ -11,7 +11,9 @@ import java.time.Duration;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The pipeline's configuration: every key under {@code xmit { … }}, the defaults, and the message of each bad value
@@ -43,6 +45,7 @@ class PipelineConfigTest
         assertEquals(64, d.bulkLimit());
         assertEquals(1000, d.bandLimit());
         assertEquals(OverflowPolicy.BACKPRESSURE, d.overflow());
+        assertTrue(d.qdiscBypass());
         assertEquals(PipelineConfig.DEFAULT_SPIN_POLLS, d.spinPolls());
         assertEquals(64, d.rxBurst());
         assertEquals(8 << 20, d.qdiscRingTerm());
@@ -66,7 +69,7 @@ class PipelineConfigTest
               cpus = 2
               cores = [3, 5]
               dispatcher-throughput = 7
-              qdisc { quota = 32, bulk-limit = 16, band-limit = 500, overflow = drop }
+              qdisc { quota = 32, bulk-limit = 16, band-limit = 500, overflow = drop, bypass = off }
               spin-polls = 0
               rx.burst = 32
               rings { qdisc-term-length = 2MiB, socket-term-length = 128K }
@@ -92,6 +95,7 @@ class PipelineConfigTest
         assertEquals(16, config.bulkLimit());
         assertEquals(500, config.bandLimit());
         assertEquals(OverflowPolicy.DROP, config.overflow());
+        assertFalse(config.qdiscBypass());
         assertEquals(0, config.spinPolls());
         assertEquals(32, config.rxBurst());
         assertEquals(2 << 20, config.qdiscRingTerm());
@@ -195,6 +199,7 @@ class PipelineConfigTest
     {
         assertEquals("xmit.qdisc.overflow = 'block' is not an overflow policy; use backpressure or drop",
             refused("xmit.qdisc.overflow = block"));
+        assertEquals("xmit.qdisc.bypass = \"yes\" is not on or off", refused("xmit.qdisc.bypass = yes"));
         assertEquals("xmit.xps.preset = 'all' is not an XPS preset; use none, cpus or rxqs",
             refused("xmit.xps.preset = all"));
         assertEquals("xmit.name = 'has space' must be 1 to 64 letters, digits, '.', '_' or '-'",
@@ -269,9 +274,9 @@ class PipelineConfigTest
             "qdisc, spin-polls, spin-time, socket-spin-polls, rx, rings, ports, xps, counters, tx-watchdog, stop",
             refused("xmit.cpu = 2"));
         assertEquals("xmit.qdisc.quotum = 32 is not a known key; xmit.qdisc knows quota, bulk-limit, band-limit, " +
-            "overflow", refused("xmit.qdisc.quotum = 32"));
-        assertEquals("xmit.qdisc = 3 is not an object; xmit.qdisc holds quota, bulk-limit, band-limit, overflow",
-            refused("xmit.qdisc = 3"));
+            "overflow, bypass", refused("xmit.qdisc.quotum = 32"));
+        assertEquals("xmit.qdisc = 3 is not an object; xmit.qdisc holds quota, bulk-limit, band-limit, overflow, " +
+            "bypass", refused("xmit.qdisc = 3"));
         assertEquals("xmit.ports[1].ip = \"10.0.0.9\" is not a known key; xmit.ports[1] knows mac, ipv4, ipv6, " +
             "peer-mac, prefix, gateway, arp, icmp", refused("xmit.ports = [ { }, { ip = \"10.0.0.9\" } ]"));
         assertEquals("xmit.xps.maps[0].cpu = \"1\" is not a known key; xmit.xps.maps[0] knows port, txq, cpus, rxqs",

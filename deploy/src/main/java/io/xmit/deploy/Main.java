@@ -12,6 +12,7 @@ public final class Main
 
     private static final String USAGE = """
         usage: xmit <command> [options]
+          bench     side-by-side benchmarks: tx (Mpps against the baselines), rr (RTT with and without XPS)
           explain   which TX queue a flow leaves on, and the rule that chose it (like `ip route get` for queues)
           run       the main job: a request/response service over the built-in loop device
           stat      watch a running pipeline's queues from another terminal (like tc -s qdisc and ethtool -S)
@@ -40,6 +41,7 @@ public final class Main
         {
             return switch (args[0])
             {
+                case "bench" -> BenchCommand.run(rest, out, err);
                 case "explain" -> ExplainCommand.run(rest, out);
                 case "run" -> RunCommand.run(rest, out, err);
                 case "stat" -> StatCommand.run(rest, out, err);
@@ -48,7 +50,8 @@ public final class Main
                     out.println(USAGE);
                     yield EXIT_OK;
                 }
-                default -> throw new UsageException("unknown command '" + args[0] + "' (expected explain, run, stat or help)");
+                default -> throw new UsageException("unknown command '" + args[0] +
+                    "' (expected bench, explain, run, stat or help)");
             };
         }
         catch (final UsageException ex)

@@ -1,4 +1,4 @@
-package io.xmit.tests.pipebench;
+package io.xmit.deploy.bench;
 
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.locks.LockSupport;
@@ -22,7 +22,7 @@ final class WindowMeter
      * @param threadIds the threads whose allocations count as the pipeline's.
      * @param nanos     how long to wait.
      */
-    static PipelineVariant.Result measure(final LongSupplier delivered, final long[] threadIds, final long nanos)
+    static TxVariant.Result measure(final LongSupplier delivered, final long[] threadIds, final long nanos)
     {
         final long allocatedBefore = allocatedBytes(threadIds);
         final long packetsBefore = delivered.getAsLong();
@@ -37,7 +37,7 @@ final class WindowMeter
         final long packetsAfter = delivered.getAsLong();
         final long elapsed = System.nanoTime() - start;
         final long allocatedAfter = allocatedBytes(threadIds);
-        return new PipelineVariant.Result(packetsAfter - packetsBefore, elapsed, allocatedAfter - allocatedBefore);
+        return new TxVariant.Result(packetsAfter - packetsBefore, elapsed, allocatedAfter - allocatedBefore);
     }
 
     /** The sum over live threads; a thread that has ended reports -1 and is left out. */

@@ -1,34 +1,38 @@
-package io.xmit.tests.pipebench;
+package io.xmit.deploy.bench;
 
 import java.util.concurrent.TimeUnit;
 
 import io.xmit.actors.stats.CounterType;
 import io.xmit.transport.nic.QueueStats;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The xmit variant delivers exactly what its senders send, each sender's packets on its own CPU's TX queue (XPS by
- * CPU), with no drop, and stops everything it started. Counts only: nothing here depends on timing except the
- * bounded waits.
+ * The xmit variant and its ablations (bypass off, bulk of one) deliver exactly what their senders send, each
+ * sender's packets on its own CPU's TX queue (XPS by CPU), with no drop, and stop everything they started. Counts
+ * only: nothing here depends on timing except the bounded waits.
  */
-class XmitPipelineVariantTest
+class XmitTxVariantTest
 {
     // Not a multiple of the sender's burst nor of the bulk limit, so the last burst and bulk are short ones.
-    private static final long PACKETS_PER_QUEUE = 1_000_003;
+    private static final long PACKETS_PER_QUEUE = 300_007;
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(15);
 
-    @Test
-    void deliversExactlyEachSendersBudgetOnItsCpusQueueWithoutDrops() throws InterruptedException
+    @ParameterizedTest(name = "bypass={0} bulk={1}")
+    @CsvSource({"true, 64", "false, 64", "true, 1"})
+    void deliversExactlyEachSendersBudgetOnItsCpusQueueWithoutDrops(final boolean bypass, final int bulk)
+        throws InterruptedException
     {
-        final XmitPipelineVariant variant =
-            new XmitPipelineVariant(PACKETS_PER_QUEUE, XmitPipelineVariant.DEFAULT_SPIN_POLLS);
+        final XmitTxVariant variant =
+            new XmitTxVariant("test", bypass, bulk, PACKETS_PER_QUEUE, XmitTxVariant.DEFAULT_SPIN_POLLS);
         try (variant)
         {
             variant.start();
-            final long expected = XmitPipelineVariant.CPUS * PACKETS_PER_QUEUE;
+            final long expected = XmitTxVariant.CPUS * PACKETS_PER_QUEUE;
             final long deadline = System.nanoTime() + WAIT_NANOS;
             while (variant.delivered() < expected && System.nanoTime() < deadline)
             {
@@ -37,7 +41,7 @@ class XmitPipelineVariantTest
             assertEquals(expected, variant.delivered(), "completions within " + WAIT_NANOS + " ns");
         }
         assertTrue(variant.isTerminated());
-        for (int queue = 0; queue < XmitPipelineVariant.CPUS; queue++)
+        for (int queue = 0; queue < XmitTxVariant.CPUS; queue++)
         {
             final String scope = "port=0 txq=" + queue;
             final QueueStats stats = variant.driverStats(queue);
@@ -50,14 +54,23 @@ class XmitPipelineVariantTest
             assertEquals(0, variant.counter(CounterType.QDISC_DROP_OVERFLOW, scope), "overflow drops " + scope);
             assertEquals(0, variant.counter(CounterType.QDISC_DROP_OVERSIZE, scope), "oversize drops " + scope);
             assertEquals(0, variant.counter(CounterType.QDISC_BACKLOG_PACKETS, scope), "backlog left " + scope);
+            if (!bypass)
+            {
+                assertEquals(0, variant.counter(CounterType.QDISC_BYPASSED, scope), "bypassed with bypass off");
+                assertEquals(PACKETS_PER_QUEUE, variant.counter(CounterType.QDISC_ENQUEUED, scope), "enqueued");
+            }
+            if (1 == bulk)
+            {
+                assertEquals(PACKETS_PER_QUEUE, variant.counter(CounterType.QDISC_BULKS, scope), "one per burst");
+            }
         }
     }
 
     @Test
     void measuresAWindowAndCloseStopsTheSendersThePipelineAndTheActorSystem()
     {
-        final XmitPipelineVariant variant = new XmitPipelineVariant();
-        final PipelineVariant.Result result;
+        final XmitTxVariant variant = XmitTxVariant.xmit();
+        final TxVariant.Result result;
         try (variant)
         {
             variant.start();

@@ -1,11 +1,9 @@
-package io.xmit.tests.pipebench;
+package io.xmit.deploy.bench;
 
 import java.util.concurrent.TimeUnit;
 
 import io.xmit.transport.nic.QueueStats;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,11 +17,10 @@ class NaivePipelineTest
     private static final long PACKETS_PER_QUEUE = 100_003;
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(8);
 
-    @ParameterizedTest(name = "crossCpu={0}")
-    @ValueSource(booleans = {false, true})
-    void deliversExactlyTheSentPacketsToTheDriverAndCountsEachCompletionOnce(final boolean crossCpu)
+    @Test
+    void deliversExactlyTheSentPacketsToTheDriverAndCountsEachCompletionOnce()
     {
-        final NaivePipeline pipeline = new NaivePipeline(crossCpu, PACKETS_PER_QUEUE);
+        final NaivePipeline pipeline = new NaivePipeline(PACKETS_PER_QUEUE);
         try (pipeline)
         {
             pipeline.start();
@@ -65,7 +62,7 @@ class NaivePipelineTest
         try (NaivePipeline pipeline = new NaivePipeline())
         {
             pipeline.start();
-            final PipelineVariant.Result result = pipeline.runFor(TimeUnit.MILLISECONDS.toNanos(200));
+            final TxVariant.Result result = pipeline.runFor(TimeUnit.MILLISECONDS.toNanos(200));
             assertTrue(result.packets() > 0, result.toString());
             assertTrue(result.nanos() >= TimeUnit.MILLISECONDS.toNanos(200), result.toString());
             // A byte[] of 64 bytes alone is 80 bytes on the heap: a per-packet design cannot go below it.
@@ -73,7 +70,7 @@ class NaivePipelineTest
         }
     }
 
-    static void awaitDelivered(final PipelineVariant variant, final long packets)
+    static void awaitDelivered(final TxVariant variant, final long packets)
     {
         final long deadline = System.nanoTime() + WAIT_NANOS;
         while (variant.delivered() < packets && System.nanoTime() < deadline)

@@ -1,4 +1,4 @@
-package io.xmit.tests.pipebench;
+package io.xmit.deploy.bench;
 
 import io.xmit.pipeline.flow.FlowKey;
 import io.xmit.pipeline.frame.UdpFrameWriter;

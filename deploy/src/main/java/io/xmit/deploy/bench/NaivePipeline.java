@@ -1,4 +1,4 @@
-package io.xmit.tests.pipebench;
+package io.xmit.deploy.bench;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -25,15 +25,10 @@ import io.xmit.transport.nic.QueueStats;
  * one {@code tx_burst} call per packet. Per CPU {@code i}: sender {@code i} → qdisc actor of TX queue {@code i}
  * → TX queue actor {@code i}, all three on dispatcher {@code cpu-i} (one thread, throughput 100), so a packet
  * never changes threads and the two CPUs share nothing but the device.
- * <p>
- * The cross-CPU layout ({@link #CROSS_CPU_NAME}) puts the qdisc and TX queue actors of queue {@code i} on the other
- * CPU than sender {@code i}, so every packet crosses threads once: the layout a flow-hash queue pick (no XPS) gives
- * when the hash lands a sender's flow on the other CPU's queue.
  */
-public final class NaivePipeline implements PipelineVariant
+public final class NaivePipeline implements TxVariant
 {
     public static final String NAME = "akka-naive";
-    public static final String CROSS_CPU_NAME = "akka-naive-xcpu";
     public static final int CPUS = 2;
 
     private static final String DEVICE_SPEC = "null:tx=" + CPUS + ",rx=1,ring=1024";
@@ -41,7 +36,6 @@ public final class NaivePipeline implements PipelineVariant
     private static final long TERMINATION_TIMEOUT_SECONDS = 10;
     private static final AtomicInteger SYSTEMS = new AtomicInteger();
 
-    private final boolean crossCpu;
     private final long packetsPerQueue;
     private final String systemName;
     private final AtomicLong[] completed = new AtomicLong[CPUS];
@@ -53,23 +47,19 @@ public final class NaivePipeline implements PipelineVariant
     private ActorSystem<Void> system;
     private boolean closed;
 
-    /** Sends until closed, each queue's stages on its sender's CPU. */
+    /** Sends until closed. */
     public NaivePipeline()
     {
-        this(false, Long.MAX_VALUE);
+        this(Long.MAX_VALUE);
     }
 
-    /**
-     * @param crossCpu        true: each queue's qdisc and TX queue actors on the other CPU than its sender.
-     * @param packetsPerQueue each sender stops after this many packets.
-     */
-    public NaivePipeline(final boolean crossCpu, final long packetsPerQueue)
+    /** @param packetsPerQueue each sender stops after this many packets. */
+    public NaivePipeline(final long packetsPerQueue)
     {
         if (packetsPerQueue < 1)
         {
             throw new IllegalArgumentException("packetsPerQueue " + packetsPerQueue + " is not >= 1");
         }
-        this.crossCpu = crossCpu;
         this.packetsPerQueue = packetsPerQueue;
         this.systemName = name() + "-" + SYSTEMS.incrementAndGet();
         for (int cpu = 0; cpu < CPUS; cpu++)
@@ -79,16 +69,10 @@ public final class NaivePipeline implements PipelineVariant
         }
     }
 
-    /** Sends until closed, each queue's stages on the other CPU than its sender. */
-    public static NaivePipeline crossCpu()
-    {
-        return new NaivePipeline(true, Long.MAX_VALUE);
-    }
-
     @Override
     public String name()
     {
-        return crossCpu ? CROSS_CPU_NAME : NAME;
+        return NAME;
     }
 
     /**
@@ -221,12 +205,10 @@ public final class NaivePipeline implements PipelineVariant
             for (int cpu = 0; cpu < CPUS; cpu++)
             {
                 final DispatcherSelector dispatcher = DispatcherSelector.fromConfig(dispatcherId(cpu));
-                final DispatcherSelector stages =
-                    crossCpu ? DispatcherSelector.fromConfig(dispatcherId((cpu + 1) % CPUS)) : dispatcher;
                 final ActorRef<NaiveTxQueue.Transmitted> txQueue =
-                    context.spawn(NaiveTxQueue.create(cpu, driver, completed[cpu]), "tx-queue-" + cpu, stages);
+                    context.spawn(NaiveTxQueue.create(cpu, driver, completed[cpu]), "tx-queue-" + cpu, dispatcher);
                 final ActorRef<NaiveQdisc.Packet> qdisc =
-                    context.spawn(NaiveQdisc.create(cpu, driver, txQueue, drops[cpu]), "qdisc-" + cpu, stages);
+                    context.spawn(NaiveQdisc.create(cpu, driver, txQueue, drops[cpu]), "qdisc-" + cpu, dispatcher);
                 final ActorRef<NaiveSender.Continue> sender = context.spawn(
                     announcing(cpu, NaiveSender.create(cpu, qdisc, completed[cpu], packetsPerQueue)), "sender-" + cpu,
                     dispatcher);

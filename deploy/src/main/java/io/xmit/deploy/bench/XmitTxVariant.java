@@ -1,4 +1,4 @@
-package io.xmit.tests.pipebench;
+package io.xmit.deploy.bench;
 
 import java.util.List;
 import java.util.Locale;
@@ -33,10 +33,16 @@ import io.xmit.transport.nic.QueueStats;
  * the driver, but it crosses the stages through a ring, the qdisc bypasses or bulk-dequeues up to {@link #BULK} per
  * {@code tx_burst}, and nothing is allocated per packet. Delivered packets are the TX queues' completions
  * ({@code txq_completed_packets}), the same point the naive pipeline counts at.
+ * <p>
+ * Two knobs make the ablations: {@link #NO_BYPASS_NAME} turns the qdisc's bypass off ({@code qdisc.bypass = off}),
+ * so every packet is enqueued into pfifo_fast and dequeued, and {@link #BULK_1_NAME} bounds every {@code tx_burst} to
+ * one packet ({@code qdisc.bulk-limit = 1}), the design before bulk dequeue.
  */
-public final class XmitPipelineVariant implements PipelineVariant
+public final class XmitTxVariant implements TxVariant
 {
     public static final String NAME = "xmit";
+    public static final String NO_BYPASS_NAME = "no-bypass";
+    public static final String BULK_1_NAME = "bulk-1";
     public static final int CPUS = 2;
     public static final int BULK = 64;
     /**
@@ -57,9 +63,12 @@ public final class XmitPipelineVariant implements PipelineVariant
     private static final long STOP_TIMEOUT_SECONDS = 10;
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
+    private final String name;
+    private final boolean bypass;
+    private final int bulk;
     private final long packetsPerQueue;
     private final int spinPolls;
-    private final String systemName = "pipebench-" + NAME + "-" + INSTANCES.incrementAndGet();
+    private final String systemName;
     private final AtomicReferenceArray<Thread> threads = new AtomicReferenceArray<>(CPUS);
     private final CountDownLatch sendersStopped = new CountDownLatch(CPUS);
     private final QueueStats[] closingStats = new QueueStats[CPUS];
@@ -72,30 +81,50 @@ public final class XmitPipelineVariant implements PipelineVariant
     private String detail = "";
     private boolean closed;
 
-    /** Sends until closed. */
-    public XmitPipelineVariant()
+    /** The pipeline as configured by default (bypass, bulk {@link #BULK}), sending until closed. */
+    public static XmitTxVariant xmit()
     {
-        this(Long.MAX_VALUE, DEFAULT_SPIN_POLLS);
+        return new XmitTxVariant(NAME, true, BULK, Long.MAX_VALUE, DEFAULT_SPIN_POLLS);
+    }
+
+    /** The pipeline with the qdisc's bypass off, sending until closed. */
+    public static XmitTxVariant noBypass()
+    {
+        return new XmitTxVariant(NO_BYPASS_NAME, false, BULK, Long.MAX_VALUE, DEFAULT_SPIN_POLLS);
+    }
+
+    /** The pipeline with one packet per {@code tx_burst}, sending until closed. */
+    public static XmitTxVariant bulkOne()
+    {
+        return new XmitTxVariant(BULK_1_NAME, true, 1, Long.MAX_VALUE, DEFAULT_SPIN_POLLS);
     }
 
     /**
+     * @param name            the variant's name, also the prefix of its ActorSystem's name.
+     * @param bypass          the pipeline's {@link PipelineConfig#qdiscBypass()}.
+     * @param bulk            the pipeline's {@link PipelineConfig#bulkLimit()}.
      * @param packetsPerQueue each sender stops after its socket accepted this many packets.
      * @param spinPolls       the pipeline's {@link PipelineConfig#spinPolls()}.
      */
-    public XmitPipelineVariant(final long packetsPerQueue, final int spinPolls)
+    public XmitTxVariant(
+        final String name, final boolean bypass, final int bulk, final long packetsPerQueue, final int spinPolls)
     {
         if (packetsPerQueue < 1)
         {
             throw new IllegalArgumentException("packetsPerQueue " + packetsPerQueue + " is not >= 1");
         }
+        this.name = name;
+        this.bypass = bypass;
+        this.bulk = bulk;
         this.packetsPerQueue = packetsPerQueue;
         this.spinPolls = spinPolls;
+        this.systemName = "bench-" + name + "-" + INSTANCES.incrementAndGet();
     }
 
     @Override
     public String name()
     {
-        return NAME;
+        return name;
     }
 
     /**
@@ -118,7 +147,8 @@ public final class XmitPipelineVariant implements PipelineVariant
                 .withName(systemName)
                 .withDevice(DEVICE_SPEC)
                 .withCpus(CPUS)
-                .withQdisc(QUOTA, BULK, BAND_LIMIT, OverflowPolicy.BACKPRESSURE)
+                .withQdisc(QUOTA, bulk, BAND_LIMIT, OverflowPolicy.BACKPRESSURE)
+                .withQdiscBypass(bypass)
                 .withSpinPolls(spinPolls)
                 .withRingTerms(QDISC_RING_TERM, SOCKET_RING_TERM)
                 .withXps(XpsPreset.CPUS, List.of()));
@@ -132,7 +162,8 @@ public final class XmitPipelineVariant implements PipelineVariant
             {
                 system.systemActorOf(
                     XmitSender.create(cpu, sockets[cpu], packetsPerQueue, () -> running, threads, sendersStopped),
-                    "sender-" + cpu, DispatcherSelector.fromConfig(Cpus.dispatcherId(cpu)));
+                    "sender-" + cpu,
+                    DispatcherSelector.fromConfig(Cpus.dispatcherId(cpu)).withNext(XmitSender.PLACEMENT));
                 spawned++;
             }
             awaitSenderThreads();

@@ -1,18 +1,24 @@
-package io.xmit.tests.pipebench;
+package io.xmit.deploy.bench;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.BooleanSupplier;
 
+import akka.actor.ActorRefWithCell;
+import akka.actor.Cell;
 import akka.actor.typed.Behavior;
+import akka.actor.typed.MailboxSelector;
 import akka.actor.typed.PostStop;
 import akka.actor.typed.javadsl.AbstractBehavior;
 import akka.actor.typed.javadsl.ActorContext;
 import akka.actor.typed.javadsl.Behaviors;
+import akka.actor.typed.javadsl.Adapter;
 import akka.actor.typed.javadsl.Receive;
+import akka.dispatch.Envelope;
 import io.xmit.actors.SendResult;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.cpu.CpuThread;
+import io.xmit.actors.cpu.PipelineMailbox;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -21,12 +27,17 @@ import org.agrona.concurrent.UnsafeBuffer;
  * socket, {@link #BURST} sends per self-sent {@link Continue} so the qdisc and TX queue actors sharing its CPU get
  * their turns. A full ring ({@link SendResult#BACK_PRESSURED}) ends the burst early: the next {@link Continue} queues
  * behind the qdisc's Poll, which drains the ring. Nothing is allocated per packet: the payload is one off-heap block
- * and {@link UdpSocket#send} writes the frame in place in the ring.
+ * and {@link UdpSocket#send} writes the frame in place in the ring. Nor per burst: spawned with the pipeline's
+ * preallocated mailbox ({@link #PLACEMENT}), the actor sends itself {@link Continue} in one envelope made at start
+ * and handed to its own cell, where {@code tell} would make an envelope per message (the pipeline's actors wake
+ * each other the same way).
  */
 final class XmitSender extends AbstractBehavior<XmitSender.Continue>
 {
     static final int BURST = 64;
     static final int PAYLOAD_LENGTH = BenchFrames.FRAME_LENGTH - (14 + 20 + 8);
+    /** Spawn on CPU i with {@code Cpus.dispatcher(i)} followed by this: the pipeline's array mailbox. */
+    static final MailboxSelector PLACEMENT = MailboxSelector.fromConfig(PipelineMailbox.CONFIG_PATH);
 
     /** The only message: send up to {@link #BURST} more packets. */
     record Continue()
@@ -39,6 +50,8 @@ final class XmitSender extends AbstractBehavior<XmitSender.Continue>
     private final BooleanSupplier running;
     private final CountDownLatch stopped;
     private final UnsafeBuffer payload = new UnsafeBuffer(BufferUtil.allocateDirectAligned(64, 64));
+    private final Cell cell;
+    private final Envelope next;
     private long sent;
 
     private XmitSender(
@@ -53,6 +66,16 @@ final class XmitSender extends AbstractBehavior<XmitSender.Continue>
         this.limit = limit;
         this.running = running;
         this.stopped = stopped;
+        if (Adapter.toClassic(context.getSelf()) instanceof ActorRefWithCell withCell)
+        {
+            cell = withCell.underlying();
+            next = Envelope.apply(Continue.INSTANCE, akka.actor.ActorRef.noSender(), cell.system());
+        }
+        else
+        {
+            cell = null;
+            next = null;
+        }
     }
 
     /**
@@ -78,8 +101,9 @@ final class XmitSender extends AbstractBehavior<XmitSender.Continue>
                 throw new IllegalStateException("sender " + cpu + " runs on " + thread + ", not on xmit CPU " + cpu);
             }
             threads.set(cpu, thread);
-            context.getSelf().tell(Continue.INSTANCE);
-            return new XmitSender(context, socket, limit, running, stopped);
+            final XmitSender sender = new XmitSender(context, socket, limit, running, stopped);
+            sender.continueLater();
+            return sender;
         });
     }
 
@@ -120,10 +144,22 @@ final class XmitSender extends AbstractBehavior<XmitSender.Continue>
         {
             return Behaviors.stopped();
         }
-        getContext().getSelf().tell(Continue.INSTANCE);
+        continueLater();
         // Not `this`: under the supervisor Akka wraps top-level actors in, returning the behavior itself (rather than
         // `same`) allocates a new interceptor chain per message.
         return Behaviors.same();
+    }
+
+    private void continueLater()
+    {
+        if (null != cell)
+        {
+            cell.sendMessage(next);
+        }
+        else
+        {
+            getContext().getSelf().tell(Continue.INSTANCE);
+        }
     }
 
     private Behavior<Continue> onPostStop()

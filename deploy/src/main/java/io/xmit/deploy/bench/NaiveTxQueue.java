@@ -1,4 +1,4 @@
-package io.xmit.tests.pipebench;
+package io.xmit.deploy.bench;
 
 import java.util.concurrent.atomic.AtomicLong;
 

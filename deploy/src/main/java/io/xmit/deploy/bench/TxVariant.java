@@ -1,11 +1,11 @@
-package io.xmit.tests.pipebench;
+package io.xmit.deploy.bench;
 
 /**
  * One way of moving 64-byte frames from two producer threads to a NIC driver's two TX queues, measured in steady
  * state. A variant owns its threads and its device: {@link #start()} opens them and starts traffic, {@link #close()}
  * stops the traffic before it closes the device.
  */
-public interface PipelineVariant extends AutoCloseable
+public interface TxVariant extends AutoCloseable
 {
     /** The name a bench selects the variant by. */
     String name();

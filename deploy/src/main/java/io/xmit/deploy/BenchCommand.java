@@ -1,0 +1,261 @@
+package io.xmit.deploy;
+
+import ch.qos.logback.classic.Level;
+import io.xmit.deploy.bench.RrBench;
+import io.xmit.deploy.bench.ScenarioResult;
+import io.xmit.deploy.bench.Stat;
+import io.xmit.deploy.bench.Target;
+import io.xmit.deploy.bench.TxBench;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@code xmit bench}: the side-by-side benchmarks ({@link TxBench tx}, {@link RrBench rr}, or both), their summary
+ * tables and targets, and optionally the figures as JSON and as a self-contained HTML report. Targets missed are
+ * reported, not an error: exit code 0 when the bench ran, 1 if it could not, 2 for a bad argument.
+ */
+final class BenchCommand
+{
+    private static final String HELP = """
+        usage: xmit bench tx|rr|all [options]
+          tx                 64-byte UDP frames from 2 CPUs to the null device: xmit, no-bypass, bulk-1,
+                             locked-qdisc, akka-naive, aeron-raw (Mpps, bytes allocated per packet, ratios to xmit)
+          rr                 request/response over the loop device at a fixed load: hash, xps-cpus, xps-rxqs
+                             (RTT mean and percentiles, replies sent from another CPU than the request arrived on)
+          all                tx, then rr
+          --quick            short rounds for CI: all in under a minute (default: a few minutes)
+          --rounds N         measured rounds after the warm-up round (default 5, quick 3 for tx and 2 for rr)
+          --json FILE        also write the figures as JSON
+          --report FILE      also write a self-contained HTML report with charts
+        Variants run alternately, A B C A B C …; each figure is the median of the rounds, with min and max.""";
+
+    private BenchCommand()
+    {
+    }
+
+    static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        String scenario = null;
+        boolean quick = false;
+        int rounds = 0;
+        Path json = null;
+        Path report = null;
+        for (int i = 0; i < args.length; i++)
+        {
+            final String arg = args[i];
+            switch (arg)
+            {
+                case "--help", "-h" ->
+                {
+                    out.println(HELP);
+                    return Main.EXIT_OK;
+                }
+                case "--quick" -> quick = true;
+                case "--rounds" -> rounds = Args.intArg(arg, Args.value(args, ++i, arg), 1, 100);
+                case "--json" -> json = Path.of(Args.value(args, ++i, arg));
+                case "--report" -> report = Path.of(Args.value(args, ++i, arg));
+                case "tx", "rr", "all" ->
+                {
+                    if (null != scenario)
+                    {
+                        throw new UsageException("one scenario only, got '" + scenario + "' and '" + arg + "'");
+                    }
+                    scenario = arg;
+                }
+                default -> throw new UsageException("unknown argument '" + arg + "' (see xmit bench --help)");
+            }
+        }
+        if (null == scenario)
+        {
+            throw new UsageException("which scenario: tx, rr or all (see xmit bench --help)");
+        }
+        quietLogging();
+
+        final boolean runTx = !"rr".equals(scenario);
+        final boolean runRr = !"tx".equals(scenario);
+        TxBench.Options tx = quick ? TxBench.Options.QUICK : TxBench.Options.FULL;
+        RrBench.Options rr = quick ? RrBench.Options.QUICK : RrBench.Options.FULL;
+        if (rounds > 0)
+        {
+            tx = new TxBench.Options(rounds, tx.millis(), tx.variants());
+            rr = new RrBench.Options(rounds, rr.warmMillis(), rr.millis(), rr.rate(), rr.flows());
+        }
+        out.printf(Locale.ROOT, "xmit bench %s: about %d s; %d CPUs, JDK %s%n", scenario,
+            (runTx ? tx.estimatedSeconds() : 0) + (runRr ? rr.estimatedSeconds() : 0), cpus(), jdk());
+
+        final List<ScenarioResult> results = new ArrayList<>();
+        try
+        {
+            if (runTx)
+            {
+                results.add(TxBench.run(tx, out));
+                print(results.getLast(), out);
+            }
+            if (runRr)
+            {
+                results.add(RrBench.run(rr, out));
+                print(results.getLast(), out);
+            }
+        }
+        catch (final IllegalStateException ex)
+        {
+            err.println("xmit bench: " + ex.getMessage());
+            return Main.EXIT_FAILED;
+        }
+        try
+        {
+            if (null != json)
+            {
+                Files.writeString(json, json(results, "all".equals(scenario)) + "\n", StandardCharsets.UTF_8);
+                out.println("JSON written to " + json);
+            }
+            if (null != report)
+            {
+                Files.writeString(report, BenchReport.html(results, cpus(), jdk()), StandardCharsets.UTF_8);
+                out.println("report written to " + report);
+            }
+        }
+        catch (final IOException ex)
+        {
+            err.println("xmit bench: cannot write " + ex.getMessage());
+            return Main.EXIT_FAILED;
+        }
+        return Main.EXIT_OK;
+    }
+
+    static int cpus()
+    {
+        return Runtime.getRuntime().availableProcessors();
+    }
+
+    static String jdk()
+    {
+        return Runtime.version().toString();
+    }
+
+    /** The summary table: each figure's median with min–max, then the ratios and the targets. */
+    private static void print(final ScenarioResult result, final PrintStream out)
+    {
+        out.printf(Locale.ROOT, "%n%s — %s%n", result.scenario(), result.setup());
+        final List<String> figures = List.copyOf(result.variants().getFirst().figures().keySet());
+        final StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-13s", "variant"));
+        for (final String figure : figures)
+        {
+            header.append(String.format(Locale.ROOT, " %22s", figure));
+        }
+        out.println(header);
+        for (final ScenarioResult.Variant variant : result.variants())
+        {
+            final StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-13s", variant.name()));
+            for (final String figure : figures)
+            {
+                line.append(String.format(Locale.ROOT, " %22s", cell(variant.figures().get(figure))));
+            }
+            out.println(line);
+        }
+        for (final Map.Entry<String, Stat> ratio : result.ratios().entrySet())
+        {
+            out.printf(Locale.ROOT, "ratio %-26s %s%n", ratio.getKey(), cell(ratio.getValue()));
+        }
+        for (final Target target : result.targets())
+        {
+            out.printf(Locale.ROOT, "target %-30s %-6s (%s)%n", target.rule(), target.met() ? "met" : "MISSED",
+                format(target.value()));
+        }
+    }
+
+    /** {@code median (min–max)}, with as many digits as the figure's size calls for. */
+    static String cell(final Stat stat)
+    {
+        return format(stat.median()) + " (" + format(stat.min()) + "–" + format(stat.max()) + ")";
+    }
+
+    static String format(final double value)
+    {
+        if (!Double.isFinite(value))
+        {
+            return "n/a";
+        }
+        final double magnitude = Math.abs(value);
+        return String.format(Locale.ROOT, magnitude >= 100 ? "%.0f" : magnitude >= 10 ? "%.1f" : "%.2f", value);
+    }
+
+    /** One scenario's object; with {@code all}, {@code {"cpus", "jdk", "scenarios": [tx, rr]}}. */
+    static String json(final List<ScenarioResult> results, final boolean all)
+    {
+        final Json json = new Json();
+        if (all)
+        {
+            json.object().field("cpus", cpus()).field("jdk", jdk()).array("scenarios");
+            for (final ScenarioResult result : results)
+            {
+                scenario(json.object(), result).endObject();
+            }
+            return json.endArray().endObject().toString();
+        }
+        return scenario(json.object(), results.getFirst()).endObject().toString();
+    }
+
+    private static Json scenario(final Json json, final ScenarioResult result)
+    {
+        json.field("scenario", result.scenario()).field("cpus", cpus()).field("jdk", jdk())
+            .field("setup", result.setup()).field("rounds", result.rounds()).array("variants");
+        for (final ScenarioResult.Variant variant : result.variants())
+        {
+            json.object().field("name", variant.name());
+            for (final Map.Entry<String, Stat> figure : variant.figures().entrySet())
+            {
+                stat(json, figure.getKey(), figure.getValue());
+            }
+            if (!variant.curve().isEmpty())
+            {
+                json.array("rtt_percentiles_us");
+                for (final double[] point : variant.curve())
+                {
+                    json.object().field("percentile", point[0]).field("us", point[1]).endObject();
+                }
+                json.endArray();
+            }
+            json.endObject();
+        }
+        json.endArray().object("ratios");
+        for (final Map.Entry<String, Stat> ratio : result.ratios().entrySet())
+        {
+            stat(json, ratio.getKey(), ratio.getValue());
+        }
+        json.endObject().array("targets");
+        for (final Target target : result.targets())
+        {
+            json.object().field("figure", target.figure()).field("rule", target.rule())
+                .field("value", target.value()).field("met", target.met()).endObject();
+        }
+        return json.endArray();
+    }
+
+    private static void stat(final Json json, final String name, final Stat stat)
+    {
+        json.object(name).field("median", stat.median()).field("min", stat.min()).field("max", stat.max())
+            .endObject();
+    }
+
+    /** Akka and the pipeline log warnings only; the bench's own lines go to stdout. */
+    private static void quietLogging()
+    {
+        final Logger root = LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
+        if (root instanceof ch.qos.logback.classic.Logger logback)
+        {
+            logback.setLevel(Level.WARN);
+        }
+    }
+}

@@ -1,0 +1,209 @@
+package io.xmit.deploy.bench;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The {@code tx} scenario: 64-byte UDP frames from two CPUs to the {@code null} device through each variant,
+ * compared in one process because throughput on these machines drifts and is sometimes bimodal between runs. After
+ * one warm-up round, every round runs each variant once in the same order (A B C … A B C …); per variant the report
+ * gives the median Mpps with min and max, the median bytes allocated per packet, and the medians of the per-round
+ * ratios of {@code xmit} to each other variant.
+ * <p>
+ * Each variant is started, left to settle, measured for one window and closed within its round, so only one
+ * variant's threads exist at a time and none competes with another for the two cores.
+ */
+public final class TxBench
+{
+    public static final String SCENARIO = "tx";
+    public static final String REFERENCE = XmitTxVariant.NAME;
+
+    /** Every variant, by name, in the order each round runs them. */
+    public static final Map<String, Supplier<TxVariant>> VARIANTS = new LinkedHashMap<>();
+
+    static
+    {
+        VARIANTS.put(XmitTxVariant.NAME, XmitTxVariant::xmit);
+        VARIANTS.put(XmitTxVariant.NO_BYPASS_NAME, XmitTxVariant::noBypass);
+        VARIANTS.put(XmitTxVariant.BULK_1_NAME, XmitTxVariant::bulkOne);
+        VARIANTS.put(LockedQdiscVariant.NAME, LockedQdiscVariant::new);
+        VARIANTS.put(NaivePipeline.NAME, NaivePipeline::new);
+        VARIANTS.put(AeronRawVariant.NAME, AeronRawVariant::new);
+    }
+
+    private static final long MAX_SETTLE_MILLIS = 500;
+
+    /**
+     * @param rounds   measured rounds after the warm-up round.
+     * @param millis   the measured window per variant and round.
+     * @param variants names from {@link #VARIANTS}; ratios are taken to {@link #REFERENCE} if it is among them.
+     */
+    public record Options(int rounds, long millis, List<String> variants)
+    {
+        public static final Options FULL = new Options(5, 2_000, List.copyOf(VARIANTS.keySet()));
+        public static final Options QUICK = new Options(3, 300, List.copyOf(VARIANTS.keySet()));
+
+        public Options
+        {
+            if (rounds < 1)
+            {
+                throw new IllegalArgumentException("rounds " + rounds + " is not >= 1");
+            }
+            if (millis < 1)
+            {
+                throw new IllegalArgumentException("millis " + millis + " is not >= 1");
+            }
+            if (variants.isEmpty())
+            {
+                throw new IllegalArgumentException("no variants");
+            }
+            for (final String name : variants)
+            {
+                if (!VARIANTS.containsKey(name))
+                {
+                    throw new IllegalArgumentException("tx variant '" + name + "' is unknown; known: " +
+                        String.join(",", VARIANTS.keySet()));
+                }
+            }
+            variants = List.copyOf(variants);
+        }
+
+        /** The full run's length in seconds, roughly: settle, window and a start and stop per variant and round. */
+        public long estimatedSeconds()
+        {
+            return (rounds + 1) * variants.size() * (millis + settleMillis(millis) + 400) / 1000;
+        }
+    }
+
+    private TxBench()
+    {
+    }
+
+    /** Runs the warm-up and measured rounds, printing a line per variant and round; returns the figures. */
+    public static ScenarioResult run(final Options options, final PrintStream out)
+    {
+        final List<String> names = options.variants();
+        final long windowNanos = TimeUnit.MILLISECONDS.toNanos(options.millis());
+        final long settleMillis = settleMillis(options.millis());
+        out.printf(Locale.ROOT, "tx: %s; 1 warm-up and %d measured rounds of %d ms, %d ms settle per start%n",
+            String.join(", ", names), options.rounds(), options.millis(), settleMillis);
+
+        final List<List<TxVariant.Result>> results = new ArrayList<>();
+        for (int v = 0; v < names.size(); v++)
+        {
+            results.add(new ArrayList<>());
+        }
+        for (int round = 0; round <= options.rounds(); round++)
+        {
+            final String label = 0 == round ? "warm-up" : "round " + round;
+            for (int v = 0; v < names.size(); v++)
+            {
+                final String[] detail = new String[1];
+                final TxVariant.Result result = measureOnce(names.get(v), settleMillis, windowNanos, detail);
+                out.printf(Locale.ROOT, "  %-8s %-13s %8.3f Mpps %8.1f B/packet  %s%n", label, names.get(v),
+                    result.mpps(), result.bytesPerPacket(), detail[0]);
+                if (round > 0)
+                {
+                    results.get(v).add(result);
+                }
+            }
+        }
+        return summarise(names, results, String.format(Locale.ROOT,
+            "64-byte UDP frames from 2 CPUs to null:tx=2; %d rounds of %d ms after 1 warm-up round",
+            options.rounds(), options.millis()));
+    }
+
+    /** The figures of each variant, the ratios of the reference to each other variant, and the targets. */
+    static ScenarioResult summarise(
+        final List<String> names, final List<List<TxVariant.Result>> results, final String setup)
+    {
+        final int reference = Math.max(0, names.indexOf(REFERENCE));
+        final List<ScenarioResult.Variant> variants = new ArrayList<>();
+        final Map<String, Stat> ratios = new LinkedHashMap<>();
+        for (int v = 0; v < names.size(); v++)
+        {
+            final List<TxVariant.Result> rounds = results.get(v);
+            final List<Double> mpps = new ArrayList<>();
+            final List<Double> bytes = new ArrayList<>();
+            final List<Double> toReference = new ArrayList<>();
+            final List<Double> referenceTo = new ArrayList<>();
+            for (int r = 0; r < rounds.size(); r++)
+            {
+                final double own = rounds.get(r).mpps();
+                final double ref = results.get(reference).get(r).mpps();
+                mpps.add(own);
+                bytes.add(rounds.get(r).bytesPerPacket());
+                toReference.add(own / ref);
+                referenceTo.add(ref / own);
+            }
+            final Map<String, Stat> figures = new LinkedHashMap<>();
+            figures.put("mpps", Stat.of(mpps));
+            figures.put("bytes_per_packet", Stat.of(bytes));
+            figures.put("ratio_to_" + names.get(reference), Stat.of(toReference));
+            variants.add(new ScenarioResult.Variant(names.get(v), figures, List.of()));
+            if (v != reference)
+            {
+                ratios.put(names.get(reference) + "/" + names.get(v), Stat.of(referenceTo));
+            }
+        }
+        final List<Target> targets = new ArrayList<>();
+        if (REFERENCE.equals(names.get(reference)))
+        {
+            target(targets, ratios, NaivePipeline.NAME, 5.0);
+            target(targets, ratios, AeronRawVariant.NAME, 0.5);
+            target(targets, ratios, XmitTxVariant.BULK_1_NAME, 1.2);
+            target(targets, ratios, LockedQdiscVariant.NAME, 1.2);
+            targets.add(new Target(REFERENCE + " bytes_per_packet", false, 0,
+                variants.get(reference).figures().get("bytes_per_packet").median()));
+        }
+        return new ScenarioResult(SCENARIO, setup, results.get(reference).size(), variants, ratios, targets);
+    }
+
+    private static void target(
+        final List<Target> targets, final Map<String, Stat> ratios, final String variant, final double bound)
+    {
+        final String ratio = REFERENCE + "/" + variant;
+        if (ratios.containsKey(ratio))
+        {
+            targets.add(new Target(ratio, true, bound, ratios.get(ratio).median()));
+        }
+    }
+
+    private static long settleMillis(final long windowMillis)
+    {
+        return Math.min(MAX_SETTLE_MILLIS, windowMillis / 4);
+    }
+
+    /** @param detail receives the variant's {@link TxVariant#detail()} of the window, in slot 0. */
+    private static TxVariant.Result measureOnce(
+        final String name, final long settleMillis, final long nanos, final String[] detail)
+    {
+        try (TxVariant variant = VARIANTS.get(name).get())
+        {
+            variant.start();
+            sleep(settleMillis);
+            final TxVariant.Result result = variant.runFor(nanos);
+            detail[0] = variant.detail();
+            return result;
+        }
+    }
+
+    private static void sleep(final long millis)
+    {
+        try
+        {
+            Thread.sleep(millis);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while a variant settled", ex);
+        }
+    }
+}

@@ -1,0 +1,148 @@
+package io.xmit.deploy;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigParseOptions;
+import com.typesafe.config.ConfigSyntax;
+import io.xmit.deploy.bench.RrBench;
+import io.xmit.deploy.bench.TxBench;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+import javax.xml.parsers.DocumentBuilderFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code xmit bench}: the shape of what it writes, never its speed. One quick run of both scenarios writes valid
+ * JSON with every variant and positive figures, and an HTML report that parses and holds every variant's figures.
+ */
+class BenchCommandTest
+{
+    @TempDir
+    Path dir;
+
+    @Test
+    void quickAllWritesJsonWithEveryVariantAndAReportThatHoldsThem() throws Exception
+    {
+        final Path json = dir.resolve("bench.json");
+        final Path html = dir.resolve("bench.html");
+        final RunCommandTest.Result result = RunCommandTest.xmit("bench", "all", "--quick", "--json", json.toString(),
+            "--report", html.toString());
+        assertEquals(Main.EXIT_OK, result.code(), result.err());
+
+        final Config root = ConfigFactory.parseString(Files.readString(json),
+            ConfigParseOptions.defaults().setSyntax(ConfigSyntax.JSON));
+        assertEquals(Runtime.getRuntime().availableProcessors(), root.getInt("cpus"));
+        assertEquals(Runtime.version().toString(), root.getString("jdk"));
+        final List<? extends Config> scenarios = root.getConfigList("scenarios");
+        assertEquals(List.of("tx", "rr"), scenarios.stream().map(s -> s.getString("scenario")).toList());
+
+        final Config tx = scenarios.get(0);
+        assertEquals(List.copyOf(TxBench.VARIANTS.keySet()), names(tx));
+        for (final Config variant : tx.getConfigList("variants"))
+        {
+            assertPositive(variant, "mpps");
+            assertTrue(variant.getDouble("bytes_per_packet.median") >= 0, variant.toString());
+        }
+        assertTrue(tx.getDouble("ratios.\"xmit/akka-naive\".median") > 0);
+        assertEquals(5, tx.getConfigList("targets").size());
+
+        final Config rr = scenarios.get(1);
+        assertEquals(List.copyOf(RrBench.VARIANTS.keySet()), names(rr));
+        for (final Config variant : rr.getConfigList("variants"))
+        {
+            for (final String figure : List.of("rtt_mean_us", "rtt_p50_us", "rtt_p90_us", "rtt_p99_us",
+                "rtt_p99_9_us", "rtt_max_us", "replies_per_s"))
+            {
+                assertPositive(variant, figure);
+            }
+            final double share = variant.getDouble("cross_cpu_share.median");
+            assertTrue(share >= 0 && share <= 1, variant.toString());
+            assertEquals(13, variant.getConfigList("rtt_percentiles_us").size());
+        }
+        // A reply's TX queue is its request's RX queue under xps-rxqs, so it never leaves from another CPU.
+        assertEquals(0.0, rr.getConfigList("variants").get(2).getDouble("cross_cpu_share.max"));
+        assertTrue(rr.getDouble("ratios.\"rtt_mean xps-rxqs/hash\".median") > 0);
+
+        final String text = Files.readString(html, StandardCharsets.UTF_8);
+        assertFalse(text.contains("<script") || text.contains("<link") || text.contains("@font-face") ||
+            text.contains("src="), "self-contained");
+        final Document report = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(html.toFile());
+        assertEquals(2, report.getElementsByTagName("svg").getLength());
+        final Map<String, Element> rows = new HashMap<>();
+        final NodeList trs = report.getElementsByTagName("tr");
+        for (int i = 0; i < trs.getLength(); i++)
+        {
+            final Element row = (Element)trs.item(i);
+            if (row.hasAttribute("data-variant"))
+            {
+                rows.put(row.getAttribute("data-variant"), row);
+            }
+        }
+        assertEquals(TxBench.VARIANTS.size() + RrBench.VARIANTS.size(), rows.size());
+        for (final Config scenario : scenarios)
+        {
+            for (final Config variant : scenario.getConfigList("variants"))
+            {
+                final Element row = rows.get(variant.getString("name"));
+                assertTrue(null != row, "no row for " + variant.getString("name"));
+                final String figure = "tx".equals(scenario.getString("scenario")) ? "mpps" : "rtt_mean_us";
+                assertTrue(median(row, figure) > 0, figure + " of " + variant.getString("name"));
+            }
+        }
+    }
+
+    @Test
+    void aBadArgumentIsOneLineNamingItAndExitCodeTwo()
+    {
+        for (final List<String> args : List.of(List.of("bench"), List.of("bench", "fast"),
+            List.of("bench", "tx", "--rounds", "0"), List.of("bench", "tx", "rr"), List.of("bench", "rr", "--json")))
+        {
+            final RunCommandTest.Result result = RunCommandTest.xmit(args.toArray(String[]::new));
+            assertEquals(Main.EXIT_USAGE, result.code(), args.toString());
+            assertEquals(1, result.err().strip().lines().count(), result.err());
+            assertTrue(result.err().startsWith("xmit bench: "), result.err());
+            assertEquals("", result.out(), args.toString());
+        }
+    }
+
+    private static List<String> names(final Config scenario)
+    {
+        return scenario.getConfigList("variants").stream().map(v -> v.getString("name")).toList();
+    }
+
+    private static void assertPositive(final Config variant, final String figure)
+    {
+        for (final String stat : List.of("median", "min", "max"))
+        {
+            assertTrue(variant.getDouble(figure + "." + stat) > 0, figure + "." + stat + " of " + variant);
+        }
+    }
+
+    private static double median(final Element row, final String figure)
+    {
+        final NodeList cells = row.getElementsByTagName("td");
+        for (int i = 0; i < cells.getLength(); i++)
+        {
+            final Element cell = (Element)cells.item(i);
+            if (figure.equals(cell.getAttribute("data-figure")))
+            {
+                return Double.parseDouble(cell.getAttribute("data-median"));
+            }
+        }
+        throw new AssertionError("no " + figure + " cell");
+    }
+}
