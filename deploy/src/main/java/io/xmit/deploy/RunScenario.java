@@ -122,11 +122,12 @@ final class RunScenario
     private int run(final Pipeline pipeline)
     {
         LOG.debug("starting {}", settings.pipeline());
-        final long started = System.nanoTime();
         String stoppedBy = "duration";
         try
         {
             final List<UdpSocket> clients = openSockets(pipeline);
+            // The duration is the load's: opening a few hundred sockets is not part of it.
+            final long started = System.nanoTime();
             out.printf(Locale.ROOT, "xmit run: %s, %d CPUs, XPS %s, %d flows, %,d requests/s offered, %d s; " +
                 "counters %s%n", pipeline.config().device(), pipeline.config().cpus(),
                 pipeline.config().xpsPreset().label(), settings.flows(), settings.rate(),
@@ -402,14 +403,13 @@ final class RunScenario
         private String drops()
         {
             final StringBuilder drops = new StringBuilder();
-            for (final CounterType type : RunSummary.DROP_REASONS)
+            RunSummary.dropsByReason(pipeline).forEach((reason, count) ->
             {
-                final long count = RunSummary.sum(pipeline, type);
                 if (count > 0)
                 {
-                    drops.append(drops.isEmpty() ? "" : " ").append(type.label()).append('=').append(count);
+                    drops.append(drops.isEmpty() ? "" : " ").append(reason).append('=').append(count);
                 }
-            }
+            });
             return drops.isEmpty() ? "0" : drops.toString();
         }
     }

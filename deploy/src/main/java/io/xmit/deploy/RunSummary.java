@@ -2,6 +2,7 @@ package io.xmit.deploy;
 
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.stats.CounterType;
+import io.xmit.transport.nic.QueueStats;
 
 import org.HdrHistogram.Histogram;
 
@@ -64,11 +65,7 @@ record RunSummary(
                 rx[p][q] = pipeline.counter(CounterType.RX_DELIVERED, "port=" + p + " rxq=" + q);
             }
         }
-        final Map<String, Long> drops = new LinkedHashMap<>();
-        for (final CounterType type : DROP_REASONS)
-        {
-            drops.put(type.label(), sum(pipeline, type));
-        }
+        final Map<String, Long> drops = dropsByReason(pipeline);
         return new RunSummary(pipeline.config().name(), pipeline.config().device(), pipeline.config().cpus(),
             pipeline.config().xpsPreset().label(), seconds, load.rate(), load.flows(), stoppedBy, load.requests(),
             load.replies(), load.backPressured(), load.total(), tx, rx, bypassShare(pipeline), meanBulk(pipeline),
@@ -169,6 +166,34 @@ record RunSummary(
     }
 
     /** Counter {@code type} over every queue (or socket) of every port. */
+    /**
+     * Every counted loss by reason, summed over ports and queues: the pipeline's drop counters, and the device's own
+     * (frames that found an RX ring full, {@code nic_rx_missed}; frames removed by fault injection,
+     * {@code nic_rx_dropped}), which never reach the pipeline.
+     */
+    static Map<String, Long> dropsByReason(final Pipeline pipeline)
+    {
+        final Map<String, Long> drops = new LinkedHashMap<>();
+        for (final CounterType type : DROP_REASONS)
+        {
+            drops.put(type.label(), sum(pipeline, type));
+        }
+        long missed = 0;
+        long dropped = 0;
+        for (int p = 0; p < pipeline.portCount(); p++)
+        {
+            for (int q = 0; q < pipeline.driver(p).rxQueueCount(); q++)
+            {
+                final QueueStats stats = pipeline.driver(p).stats(q);
+                missed += stats.rxMissed();
+                dropped += stats.rxDropped();
+            }
+        }
+        drops.put("nic_rx_missed", missed);
+        drops.put("nic_rx_dropped", dropped);
+        return drops;
+    }
+
     static long sum(final Pipeline pipeline, final CounterType type)
     {
         long sum = 0;
