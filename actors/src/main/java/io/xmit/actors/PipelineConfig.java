@@ -9,6 +9,9 @@ import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
+import io.xmit.actors.trace.FlowFilter;
+import io.xmit.actors.trace.TraceConfig;
+import io.xmit.actors.trace.TraceSelector;
 import io.xmit.pipeline.xps.XpsMask;
 import io.xmit.transport.nic.NicSpec;
 import io.xmit.transport.ring.RingsConfig;
@@ -51,6 +54,7 @@ import java.util.regex.Pattern;
  *                       the kernel's default {@code watchdog_timeo} is 5 s).
  * @param stopDeadline   how long a graceful stop waits for the pipeline to drain before it drops (and counts) what
  *                       is left.
+ * @param trace          message-level tracing: which packets, the pcapng file, the trace ring ({@link TraceConfig}).
  */
 public record PipelineConfig(
     String name,
@@ -73,7 +77,8 @@ public record PipelineConfig(
     List<XpsEntry> xps,
     Path countersDir,
     Duration txWatchdogTimeout,
-    Duration stopDeadline)
+    Duration stopDeadline,
+    TraceConfig trace)
 {
     /** An empty poll is one self-sent Poll message: ~50–150 ns here (stack.md), so 256 of them are ≈ 25 µs. */
     public static final int DEFAULT_SPIN_POLLS = 256;
@@ -91,7 +96,8 @@ public record PipelineConfig(
     public static final List<String> KEYS = List.of("name", "device", "cpus", "cores", "dispatcher-throughput",
         "qdisc.quota", "qdisc.bulk-limit", "qdisc.band-limit", "qdisc.overflow", "spin-polls", "spin-time",
         "socket-spin-polls", "rx.burst", "rings.qdisc-term-length", "rings.socket-term-length", "ports", "xps.preset",
-        "xps.maps", "counters.directory", "tx-watchdog.timeout", "stop.deadline");
+        "xps.maps", "counters.directory", "tx-watchdog.timeout", "stop.deadline", "trace.sample", "trace.flow",
+        "trace.socket", "trace.file", "trace.ring-size", "trace.snap-length");
     private static final List<String> PORT_KEYS = List.of("mac", "ipv4", "ipv6", "peer-mac");
     private static final List<String> XPS_MAP_KEYS = List.of("port", "txq", "cpus", "rxqs");
     /** An application may define the CPU dispatchers {@code xmit.cpu-i} itself (see {@code Cpus}). */
@@ -174,6 +180,10 @@ public record PipelineConfig(
         }
         checkDuration("xmit.tx-watchdog.timeout", txWatchdogTimeout, Duration.ofMillis(1), Duration.ofHours(1));
         checkDuration("xmit.stop.deadline", stopDeadline, Duration.ZERO, Duration.ofHours(1));
+        if (null == trace)
+        {
+            trace = TraceConfig.OFF;
+        }
     }
 
     private static void checkDuration(final String key, final Duration value, final Duration min, final Duration max)
@@ -191,7 +201,7 @@ public record PipelineConfig(
         return new PipelineConfig("xmit", device, Runtime.getRuntime().availableProcessors(), List.of(), 10, 64, 64,
             1000, OverflowPolicy.BACKPRESSURE, DEFAULT_SPIN_POLLS, DEFAULT_SPIN_NANOS, 0, 64, 8 << 20, 1 << 20,
             defaultPorts(device), XpsPreset.NONE, List.of(), RingsConfig.DEFAULT_DIRECTORY_BASE,
-            DEFAULT_TX_WATCHDOG_TIMEOUT, DEFAULT_STOP_DEADLINE);
+            DEFAULT_TX_WATCHDOG_TIMEOUT, DEFAULT_STOP_DEADLINE, TraceConfig.OFF);
     }
 
     /** The parsed device spec. */
@@ -295,6 +305,14 @@ public record PipelineConfig(
         return copy.build();
     }
 
+    /** Message-level tracing as configured (it can also be changed at run time through the pipeline). */
+    public PipelineConfig withTrace(final TraceConfig newTrace)
+    {
+        final Copy copy = new Copy(this);
+        copy.trace = newTrace;
+        return copy.build();
+    }
+
     /** A configuration's fields, to change some and build a new one (which validates them all again). */
     private static final class Copy
     {
@@ -319,6 +337,7 @@ public record PipelineConfig(
         private Path countersDir;
         private Duration txWatchdogTimeout;
         private Duration stopDeadline;
+        private TraceConfig trace;
 
         Copy(final PipelineConfig from)
         {
@@ -343,13 +362,14 @@ public record PipelineConfig(
             countersDir = from.countersDir;
             txWatchdogTimeout = from.txWatchdogTimeout;
             stopDeadline = from.stopDeadline;
+            trace = from.trace;
         }
 
         PipelineConfig build()
         {
             return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
                 spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps,
-                countersDir, txWatchdogTimeout, stopDeadline);
+                countersDir, txWatchdogTimeout, stopDeadline, trace);
         }
     }
 
@@ -439,7 +459,28 @@ public record PipelineConfig(
             config.hasPath("counters.directory") ? Path.of(string(config, "counters.directory", null)) :
                 d.countersDir,
             config.hasPath("tx-watchdog.timeout") ? duration(config, "tx-watchdog.timeout") : d.txWatchdogTimeout,
-            config.hasPath("stop.deadline") ? duration(config, "stop.deadline") : d.stopDeadline);
+            config.hasPath("stop.deadline") ? duration(config, "stop.deadline") : d.stopDeadline,
+            trace(config));
+    }
+
+    /** {@code xmit.trace { sample, flow, socket, file, ring-size, snap-length }}. */
+    private static TraceConfig trace(final Config config)
+    {
+        final TraceConfig d = TraceConfig.OFF;
+        final int sample = integer(config, "trace.sample", 0);
+        final String flow = string(config, "trace.flow", "");
+        final int socket = integer(config, "trace.socket", TraceSelector.ANY_SOCKET);
+        final TraceSelector selector;
+        try
+        {
+            selector = new TraceSelector(sample, flow.isEmpty() ? null : FlowFilter.parse(flow), socket);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalArgumentException("xmit." + ex.getMessage(), ex);
+        }
+        return new TraceConfig(selector, string(config, "trace.file", d.file()),
+            bytes(config, "trace.ring-size", d.ringSize()), integer(config, "trace.snap-length", d.snapLength()));
     }
 
     /** Every path under {@code xmit} must be a known key, or inside a CPU dispatcher's definition. */

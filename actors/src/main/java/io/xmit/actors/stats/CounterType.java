@@ -65,7 +65,14 @@ public enum CounterType
     SOCKET_SENT_RETIRED(1305, "socket_sent_retired", false),
 
     /** Restarts of one pipeline actor by its supervisor, labelled with the actor ({@code stage=qdisc}, …). */
-    STAGE_RESTARTS(1400, "stage_restarts", false);
+    STAGE_RESTARTS(1400, "stage_restarts", false),
+
+    /** Trace events written into the trace ring. */
+    TRACE_EVENTS(1500, "trace_events", false),
+    /** Trace events dropped because the trace ring was full (the packets themselves go on). */
+    TRACE_DROPPED(1501, "trace_dropped", false),
+    /** Packets traced per queue: on an RX queue as they arrive, on a TX queue as a socket sends them. */
+    TRACE_PACKETS(1502, "trace_packets", false);
 
     private final int typeId;
     private final String label;
