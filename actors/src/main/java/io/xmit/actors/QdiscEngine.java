@@ -81,7 +81,7 @@ final class QdiscEngine
     private int peekMode = NO_PEEK;
     /** The last {@code tx_burst}'s result until it is booked, else NO_BURST. */
     private int burstResult = NO_BURST;
-    private TracePoint trace;
+    private TracePoint trace = TracePoint.NONE;
 
     private static final int NO_PEEK = 0;
     private static final int BYPASS_PEEK = 1;

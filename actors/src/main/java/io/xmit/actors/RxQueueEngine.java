@@ -56,7 +56,7 @@ final class RxQueueEngine
     private int next;
     private long burstBytes;
     private boolean inFrame;
-    private TracePoint trace;
+    private TracePoint trace = TracePoint.NONE;
 
     RxQueueEngine(
         final int port,

@@ -40,7 +40,7 @@ final class TxQueueEngine
     private final CrashSwitch crash;
     private long pendingPackets;
     private long pendingBytes;
-    private TracePoint trace;
+    private TracePoint trace = TracePoint.NONE;
 
     TxQueueEngine(
         final int port,

@@ -59,7 +59,7 @@ public final class UdpSocket implements AutoCloseable
     private int lastPort = -1;
     private int lastHash;
     private volatile boolean closed;
-    private TracePoint trace;
+    private TracePoint trace = TracePoint.NONE;
 
     UdpSocket(
         final int id,

@@ -159,6 +159,19 @@ public final class FlowFilter
             new Address(false, FlowKey.FAMILY_IPV6, b.getLong(), b.getLong());
     }
 
+    /** Filters are equal when their texts are (configurations holding them compare by value). */
+    @Override
+    public boolean equals(final Object o)
+    {
+        return o instanceof FlowFilter other && text.equals(other.text);
+    }
+
+    @Override
+    public int hashCode()
+    {
+        return text.hashCode();
+    }
+
     @Override
     public String toString()
     {

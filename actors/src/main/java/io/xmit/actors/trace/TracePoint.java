@@ -15,6 +15,9 @@ import org.agrona.DirectBuffer;
  */
 public final class TracePoint
 {
+    /** The hooks of a stage built outside a pipeline (a unit test's): nothing is ever selected. */
+    public static final TracePoint NONE = new TracePoint(Tracer.NONE, 0, 0);
+
     private final Tracer tracer;
     private final int port;
     private final int queue;

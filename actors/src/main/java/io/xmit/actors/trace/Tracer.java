@@ -23,6 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class Tracer implements AutoCloseable
 {
+    /** Never selects a packet, so no event ever reaches it: the tracer of stages built outside a pipeline. */
+    static final Tracer NONE = new Tracer();
+
     private final ManyToOneRingBuffer ring;
     private final AtomicLong ids = new AtomicLong();
     private final int snapLength;
@@ -67,9 +70,24 @@ public final class Tracer implements AutoCloseable
         writer = new TraceWriter(ring, config.file(), name, backend, rxQueues, txQueues, snapLength, dropped);
     }
 
+    private Tracer()
+    {
+        ring = null;
+        snapLength = 0;
+        events = null;
+        dropped = null;
+        rxTraced = null;
+        txTraced = null;
+        writer = null;
+    }
+
     /** Changes which packets are traced from the next packet on; any thread. */
     public void select(final TraceSelector newSelector)
     {
+        if (this == NONE)
+        {
+            throw new IllegalStateException("the tracer of stages built outside a pipeline cannot trace");
+        }
         selector = null == newSelector || !newSelector.active() ? null : newSelector;
     }
 
