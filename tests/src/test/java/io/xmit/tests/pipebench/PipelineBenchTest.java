@@ -15,12 +15,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PipelineBenchTest
 {
     @Test
-    void defaultsToFiveRoundsOfTwoSecondsOverEveryRegisteredVariant()
+    void defaultsToFiveRoundsOfTwoSecondsOverTheDefaultVariants()
     {
         final PipelineBench.Options options = PipelineBench.Options.parse();
         assertEquals(5, options.rounds());
         assertEquals(2_000, options.millis());
-        assertEquals(List.copyOf(PipelineBench.VARIANTS.keySet()), options.variants());
+        assertEquals(PipelineBench.DEFAULT_VARIANTS, options.variants());
+        assertTrue(PipelineBench.VARIANTS.keySet().containsAll(PipelineBench.DEFAULT_VARIANTS));
     }
 
     @Test
@@ -61,7 +62,7 @@ class PipelineBenchTest
     }
 
     @Test
-    void runsEveryVariantAndPrintsASummaryLineForEach()
+    void runsEveryDefaultVariantAndPrintsASummaryLineForEach()
     {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         final List<PipelineBench.Summary> summaries;
@@ -69,13 +70,13 @@ class PipelineBenchTest
         {
             summaries = PipelineBench.run(PipelineBench.Options.parse("--rounds", "1", "--millis", "100"), out);
         }
-        assertEquals(PipelineBench.VARIANTS.size(), summaries.size());
+        assertEquals(PipelineBench.DEFAULT_VARIANTS.size(), summaries.size());
         for (final PipelineBench.Summary summary : summaries)
         {
             assertTrue(summary.medianMpps() > 0, summary.toString());
         }
         final String text = bytes.toString(StandardCharsets.UTF_8);
-        for (final String name : PipelineBench.VARIANTS.keySet())
+        for (final String name : PipelineBench.DEFAULT_VARIANTS)
         {
             assertTrue(text.contains(name), text);
         }
