@@ -470,15 +470,25 @@ public record PipelineConfig(
         final int sample = integer(config, "trace.sample", 0);
         final String flow = string(config, "trace.flow", "");
         final int socket = integer(config, "trace.socket", TraceSelector.ANY_SOCKET);
-        final TraceSelector selector;
+        final FlowFilter filter;
         try
         {
-            selector = new TraceSelector(sample, flow.isEmpty() ? null : FlowFilter.parse(flow), socket);
+            filter = flow.isEmpty() ? null : FlowFilter.parse(flow);
         }
         catch (final IllegalArgumentException ex)
         {
-            throw new IllegalArgumentException("xmit." + ex.getMessage(), ex);
+            throw new IllegalArgumentException("xmit.trace.flow: " + ex.getMessage(), ex);
         }
+        if (sample < 0)
+        {
+            throw new IllegalArgumentException("xmit.trace.sample = " + sample + " is not 0 (every match of a " +
+                "filter, or off) or N for one packet in N");
+        }
+        if (socket < TraceSelector.ANY_SOCKET)
+        {
+            throw new IllegalArgumentException("xmit.trace.socket = " + socket + " is not a socket id (or -1 for any)");
+        }
+        final TraceSelector selector = new TraceSelector(sample, filter, socket);
         return new TraceConfig(selector, string(config, "trace.file", d.file()),
             bytes(config, "trace.ring-size", d.ringSize()), integer(config, "trace.snap-length", d.snapLength()));
     }

@@ -10,7 +10,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -124,7 +123,7 @@ final class TraceWriter implements MessageHandler, AutoCloseable
         }
         catch (final IOException ex)
         {
-            throw new UncheckedIOException("xmit: cannot write the trace file " + path + ": " + ex.getMessage(), ex);
+            throw new IllegalStateException("xmit: cannot write the trace file " + path + ": " + ex, ex);
         }
         thread = new Thread(this::run, "xmit-trace-" + name);
         thread.setDaemon(true);
