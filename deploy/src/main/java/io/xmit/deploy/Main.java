@@ -50,7 +50,8 @@ public final class Main
                     out.println(USAGE);
                     yield EXIT_OK;
                 }
-                default -> throw new UsageException("unknown command '" + args[0] + "' (expected explain, run, stat, trace or help)");
+                default -> throw new UsageException("unknown command '" + args[0] +
+                    "' (expected explain, run, stat, trace or help)");
             };
         }
         catch (final UsageException ex)

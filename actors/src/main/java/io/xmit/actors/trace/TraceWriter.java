@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -37,6 +38,12 @@ final class TraceWriter implements MessageHandler, AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger("xmit.trace");
     private static final long IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final int MAX_IDLE_SHIFT = 4;
+    /**
+     * A side still open this long is written as it is: its last event was dropped (a full ring), or the packet was
+     * (a qdisc drop, a socket gone), and it would otherwise be held until the pipeline stops.
+     */
+    private static final long OPEN_SIDE_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final SelectionRule[] RULES = SelectionRule.values();
 
     /** One side of a traced packet, built up from its events. */
@@ -81,6 +88,7 @@ final class TraceWriter implements MessageHandler, AutoCloseable
     private final Thread thread;
     private volatile boolean running = true;
     private volatile long handledPosition;
+    private long nextExpiryNs;
     private IOException failure;
 
     TraceWriter(final ManyToOneRingBuffer ring, final String path, final String name, final String backend,
@@ -138,11 +146,40 @@ final class TraceWriter implements MessageHandler, AutoCloseable
 
     private void run()
     {
+        int idle = 0;
         while (running)
         {
             if (0 == drainOnce())
             {
-                LockSupport.parkNanos(IDLE_NANOS);
+                // Up to 16 ms asleep while nothing is traced; events wait in the ring meanwhile, nothing is lost.
+                LockSupport.parkNanos(IDLE_NANOS << idle);
+                idle = Math.min(idle + 1, MAX_IDLE_SHIFT);
+            }
+            else
+            {
+                idle = 0;
+            }
+            final long now = System.nanoTime();
+            if (now - nextExpiryNs >= 0)
+            {
+                nextExpiryNs = now + TimeUnit.SECONDS.toNanos(1);
+                expire(rx, now);
+                expire(tx, now);
+                flushFile();
+            }
+        }
+    }
+
+    private void expire(final Map<Long, Side> sides, final long now)
+    {
+        final Iterator<Side> open = sides.values().iterator();
+        while (open.hasNext())
+        {
+            final Side side = open.next();
+            if (now - side.startNs > OPEN_SIDE_NANOS)
+            {
+                open.remove();
+                write(side, side.received);
             }
         }
     }

@@ -26,7 +26,8 @@ final class Tshark
 
     static void assumeInstalled()
     {
-        Assumptions.assumeTrue(null != find(), "tshark is not on the PATH (Debian package tshark; .ci/run installs it)");
+        Assumptions.assumeTrue(null != find(),
+            "tshark is not on the PATH (Debian package tshark; .ci/run installs it)");
     }
 
     static Result run(final Path file, final String... args) throws IOException, InterruptedException
