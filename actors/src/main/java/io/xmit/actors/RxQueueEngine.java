@@ -195,7 +195,7 @@ final class RxQueueEngine
             return;
         }
         final long traceId = trace.select(parsed.flowKey(), socket.id());
-        claim.putHeader(rssHash, socket.id(), 0, rxq, 0 == traceId ? 0 : RingFrameHeader.FLAG_TRACED, traceId, 0);
+        claim.putHeader(rssHash, socket.id(), 0, rxq, 0, traceId, 0);
         claim.buffer().putBytes(claim.frameOffset(), frame, 0, length);
         if (RingFrameHeader.NO_TRACE_ID != traceId)
         {

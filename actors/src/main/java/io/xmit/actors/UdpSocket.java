@@ -294,8 +294,8 @@ public final class UdpSocket implements AutoCloseable
                 "the " + payload.capacity() + "-byte buffer (writer result " + written + ")");
         }
         final long traceId = RingFrameHeader.NO_TRACE_ID != inheritedTrace ? inheritedTrace : trace.select(flow, id);
-        claim.putHeader(flowHash, id, priority, RingFrameHeader.NO_RX_QUEUE, (oooOkay ? RingFrameHeader.FLAG_OOO_OKAY :
-            0) | (RingFrameHeader.NO_TRACE_ID == traceId ? 0 : RingFrameHeader.FLAG_TRACED), traceId, 0);
+        claim.putHeader(flowHash, id, priority, RingFrameHeader.NO_RX_QUEUE,
+            oooOkay ? RingFrameHeader.FLAG_OOO_OKAY : 0, traceId, 0);
         if (RingFrameHeader.NO_TRACE_ID != traceId)
         {
             trace.sent(traceId, picked, id, traceId == inheritedTrace, claim.buffer(), claim.frameOffset(),

@@ -68,11 +68,11 @@ public enum CounterType
     STAGE_RESTARTS(1400, "stage_restarts", false),
 
     /** Trace events written into the trace ring. */
-    TRACE_EVENTS(1500, "trace_events", false),
+    TRACE_EVENTS(1600, "trace_events", false),
     /** Trace events dropped because the trace ring was full (the packets themselves go on). */
-    TRACE_DROPPED(1501, "trace_dropped", false),
+    TRACE_DROPPED(1601, "trace_dropped", false),
     /** Packets traced per queue: on an RX queue as they arrive, on a TX queue as a socket sends them. */
-    TRACE_PACKETS(1502, "trace_packets", false);
+    TRACE_PACKETS(1602, "trace_packets", false);
 
     private final int typeId;
     private final String label;

@@ -25,11 +25,7 @@ import java.util.function.Supplier;
  */
 public final class PipelineBench
 {
-    /** The variants a run without --variants compares, in this order (the tracing ones are asked for by name). */
-    static final List<String> DEFAULT_VARIANTS = List.of(XmitPipelineVariant.NAME, NaivePipeline.NAME,
-        NaivePipeline.CROSS_CPU_NAME, RawDriverVariant.NAME);
-
-    /** Every variant the bench knows, by name. */
+    /** Every variant the bench knows, by name; the default list runs them in this order. */
     static final Map<String, Supplier<PipelineVariant>> VARIANTS = new LinkedHashMap<>();
 
     static
@@ -38,8 +34,6 @@ public final class PipelineBench
         VARIANTS.put(NaivePipeline.NAME, NaivePipeline::new);
         VARIANTS.put(NaivePipeline.CROSS_CPU_NAME, NaivePipeline::crossCpu);
         VARIANTS.put(RawDriverVariant.NAME, RawDriverVariant::new);
-        VARIANTS.put(XmitPipelineVariant.TRACE_NONE_NAME, XmitPipelineVariant::tracingNothing);
-        VARIANTS.put(XmitPipelineVariant.TRACE_1K_NAME, XmitPipelineVariant::tracingOneInAThousand);
     }
 
     private static final long MAX_SETTLE_MILLIS = 500;
@@ -80,7 +74,7 @@ public final class PipelineBench
         {
             int rounds = 5;
             long millis = 2_000;
-            List<String> variants = DEFAULT_VARIANTS;
+            List<String> variants = List.copyOf(VARIANTS.keySet());
             for (int i = 0; i < args.length; i += 2)
             {
                 if (i + 1 >= args.length)

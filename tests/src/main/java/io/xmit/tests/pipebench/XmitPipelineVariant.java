@@ -1,6 +1,5 @@
 package io.xmit.tests.pipebench;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -25,8 +24,6 @@ import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsPreset;
 import io.xmit.actors.cpu.Cpus;
 import io.xmit.actors.stats.CounterType;
-import io.xmit.actors.trace.TraceConfig;
-import io.xmit.actors.trace.TraceSelector;
 import io.xmit.transport.nic.QueueStats;
 
 /**
@@ -40,10 +37,6 @@ import io.xmit.transport.nic.QueueStats;
 public final class XmitPipelineVariant implements PipelineVariant
 {
     public static final String NAME = "xmit";
-    /** Tracing configured with a flow filter no packet matches: the cost of tracing that selects nothing. */
-    public static final String TRACE_NONE_NAME = "xmit-trace-none";
-    /** Tracing one packet in 1,000 into a pcapng file. */
-    public static final String TRACE_1K_NAME = "xmit-trace-1k";
     public static final int CPUS = 2;
     public static final int BULK = 64;
     /**
@@ -66,9 +59,7 @@ public final class XmitPipelineVariant implements PipelineVariant
 
     private final long packetsPerQueue;
     private final int spinPolls;
-    private final String name;
-    private final TraceConfig trace;
-    private final String systemName;
+    private final String systemName = "pipebench-" + NAME + "-" + INSTANCES.incrementAndGet();
     private final AtomicReferenceArray<Thread> threads = new AtomicReferenceArray<>(CPUS);
     private final CountDownLatch sendersStopped = new CountDownLatch(CPUS);
     private final QueueStats[] closingStats = new QueueStats[CPUS];
@@ -99,38 +90,12 @@ public final class XmitPipelineVariant implements PipelineVariant
         }
         this.packetsPerQueue = packetsPerQueue;
         this.spinPolls = spinPolls;
-        this.name = NAME;
-        this.trace = TraceConfig.OFF;
-        this.systemName = "pipebench-" + name + "-" + INSTANCES.incrementAndGet();
-    }
-
-    private XmitPipelineVariant(final String name, final TraceConfig trace)
-    {
-        this.packetsPerQueue = Long.MAX_VALUE;
-        this.spinPolls = DEFAULT_SPIN_POLLS;
-        this.name = name;
-        this.trace = trace;
-        this.systemName = "pipebench-" + name + "-" + INSTANCES.incrementAndGet();
-    }
-
-    /** {@link #TRACE_NONE_NAME}. */
-    public static XmitPipelineVariant tracingNothing()
-    {
-        return new XmitPipelineVariant(TRACE_NONE_NAME,
-            TraceConfig.OFF.withSelector(TraceSelector.parse("flow=udp:*:*-10.9.9.9:1")));
-    }
-
-    /** {@link #TRACE_1K_NAME}: the file goes to the temporary directory and is replaced by each run. */
-    public static XmitPipelineVariant tracingOneInAThousand()
-    {
-        return new XmitPipelineVariant(TRACE_1K_NAME, TraceConfig.OFF.withSelector(TraceSelector.parse("sample=1000"))
-            .withFile(Path.of(System.getProperty("java.io.tmpdir"), "xmit-bench-trace.pcapng").toString()));
     }
 
     @Override
     public String name()
     {
-        return name;
+        return NAME;
     }
 
     /**
@@ -156,8 +121,7 @@ public final class XmitPipelineVariant implements PipelineVariant
                 .withQdisc(QUOTA, BULK, BAND_LIMIT, OverflowPolicy.BACKPRESSURE)
                 .withSpinPolls(spinPolls)
                 .withRingTerms(QDISC_RING_TERM, SOCKET_RING_TERM)
-                .withXps(XpsPreset.CPUS, List.of())
-                .withTrace(trace));
+                .withXps(XpsPreset.CPUS, List.of()));
             running = true;
             for (int cpu = 0; cpu < CPUS; cpu++)
             {
