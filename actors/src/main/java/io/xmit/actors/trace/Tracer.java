@@ -7,6 +7,7 @@ import io.xmit.pipeline.frame.RingFrameHeader;
 
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBuffer;
@@ -163,7 +164,7 @@ public final class Tracer implements AutoCloseable
             }
             return;
         }
-        final UnsafeBuffer buffer = (UnsafeBuffer)ring.buffer();
+        final AtomicBuffer buffer = ring.buffer();
         buffer.putLong(index + TraceEvent.TRACE_ID_OFFSET, traceId);
         buffer.putLong(index + TraceEvent.TIME_OFFSET, System.nanoTime());
         buffer.putShort(index + TraceEvent.PORT_OFFSET, (short)port);
