@@ -1,5 +1,6 @@
 package io.xmit.actors;
 
+import io.xmit.actors.trace.TracePoint;
 import io.xmit.pipeline.qdisc.DescriptorBatch;
 
 import org.agrona.BitUtil;
@@ -34,6 +35,7 @@ public final class InFlightFifo
     }
 
     private final int[] ids;
+    private final long[] traces;
     private final int mask;
     private volatile long tail;
     private volatile long head;
@@ -47,6 +49,7 @@ public final class InFlightFifo
         }
         final int size = BitUtil.findNextPositivePowerOfTwo(capacity);
         ids = new int[size];
+        traces = new long[size];
         mask = size - 1;
     }
 
@@ -76,9 +79,25 @@ public final class InFlightFifo
         for (int i = 0; i < count; i++)
         {
             ids[(int)(t + i) & mask] = batch.tag(i);
+            traces[(int)(t + i) & mask] = batch.trace(i);
         }
         TAIL.setRelease(this, t + count);
         return true;
+    }
+
+    /** Consumer, before {@link #remove}: reports the completion of each traced packet among the next {@code count}. */
+    void traceCompleted(final int count, final TracePoint trace)
+    {
+        final long h = head;
+        final int n = (int)Math.min(count, (long)TAIL.getAcquire(this) - h);
+        for (int i = 0; i < n; i++)
+        {
+            final long traceId = traces[(int)(h + i) & mask];
+            if (0 != traceId)
+            {
+                trace.completed(traceId);
+            }
+        }
     }
 
     /**

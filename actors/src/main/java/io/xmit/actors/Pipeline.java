@@ -15,6 +15,8 @@ import io.xmit.actors.cpu.Cpus;
 import io.xmit.actors.cpu.PipelineMailbox;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
+import io.xmit.actors.trace.TraceSelector;
+import io.xmit.actors.trace.Tracer;
 import io.xmit.pipeline.flow.FlowHasher;
 import io.xmit.pipeline.flow.FlowKey;
 import io.xmit.pipeline.xps.QueueMap;
@@ -94,6 +96,7 @@ public final class Pipeline implements AutoCloseable
     private final Engines engines;
     private final SendGate gate;
     private final AtomicCounter[] retiredSent;
+    private final Tracer tracer;
     private Cancellable shutdownTask;
     private boolean closed;
     private StopReport stopReport;
@@ -113,7 +116,8 @@ public final class Pipeline implements AutoCloseable
         final CompletableFuture<Throwable> terminated,
         final Engines engines,
         final SendGate gate,
-        final AtomicCounter[] retiredSent)
+        final AtomicCounter[] retiredSent,
+        final Tracer tracer)
     {
         this.system = system;
         this.config = config;
@@ -130,6 +134,7 @@ public final class Pipeline implements AutoCloseable
         this.engines = engines;
         this.gate = gate;
         this.retiredSent = retiredSent;
+        this.tracer = tracer;
     }
 
     /**
@@ -189,6 +194,16 @@ public final class Pipeline implements AutoCloseable
             .withMaxFrameLength(Math.max(spec.maxFrame(), RingsConfig.MIN_FRAME_LENGTH))
             .withIpcTermLength(config.qdiscRingTerm()));
         made.add(rings);
+        final int[] rxQueues = new int[device.portCount()];
+        final int[] txQueues = new int[device.portCount()];
+        for (int p = 0; p < device.portCount(); p++)
+        {
+            rxQueues[p] = device.port(p).rxQueueCount();
+            txQueues[p] = device.port(p).txQueueCount();
+        }
+        final Tracer tracer = new Tracer(config.trace(), config.name(), spec.backend().label(), rxQueues, txQueues,
+            counters);
+        made.add(tracer);
 
         final Props[] cpus = placement(system, Cpus.register(system, config.cpus(),
             config.cores().stream().mapToInt(Integer::intValue).toArray(), config.throughput()));
@@ -253,6 +268,8 @@ public final class Pipeline implements AutoCloseable
                     counters, txqDoorbell::ring);
                 final TxQueueEngine txq = new TxQueueEngine(p, q, driver, state, bql, inFlight, sockets,
                     config.bulkLimit(), counters, qdiscDoorbells[q]::ring, txqDoorbell::ring);
+                qdisc.trace(tracer.point(p, q));
+                txq.trace(tracer.point(p, q));
                 engines.qdiscs()[p][q] = qdisc;
                 engines.txqs()[p][q] = txq;
                 final Props on = cpus[q % cpus.length];
@@ -283,6 +300,7 @@ public final class Pipeline implements AutoCloseable
                 rxDoorbells[p][q] = new RingDoorbell(rxWake);
                 final RxQueueEngine rx = new RxQueueEngine(p, q, driver, sockets, rxDoorbells[p][q],
                     config.rxBurst(), counters, host);
+                rx.trace(tracer.point(p, q));
                 engines.rxqs()[p][q] = rx;
                 spawn(system, guardian, "rxq-" + p + "-" + q,
                     PollingActor.create(dutyCycle(rxDoorbells[p][q], rx::poll, config), rxWake, rx::recover,
@@ -297,7 +315,7 @@ public final class Pipeline implements AutoCloseable
             rxDoorbells[port][queue].ring();
         });
         return new Pipeline(system, config, device, rings, counters, cpus, ports, sockets, mappings, qdiscs, guardian,
-            terminated, engines, gate, retiredSent);
+            terminated, engines, gate, retiredSent, tracer);
     }
 
     /** The duty cycle of a queue actor: {@code spin-polls} empty polls, at most {@code spin-time} long. */
@@ -422,6 +440,7 @@ public final class Pipeline implements AutoCloseable
                 options.reusePort(), options.priority(), options.sendBufferPackets(), publication, subscription, sendCounters,
                 () -> closeSocket(holder[0]));
             holder[0] = socket;
+            socket.trace(tracer.point(port.port(), -1));
             try
             {
                 if (null != options.connectTo())
@@ -533,6 +552,21 @@ public final class Pipeline implements AutoCloseable
         return await(AskPattern.ask(qdiscs[portContext(port).port()][txq],
             (ActorRef<Integer> replyTo) -> new QdiscActor.GetBacklog(replyTo), CONTROL_TIMEOUT, system.scheduler()),
             "reading a qdisc backlog");
+    }
+
+    /**
+     * Changes which packets are traced from now on (message-level tracing; {@link TraceSelector#OFF} stops it). The
+     * events go to the file and log the configuration's {@code xmit.trace} names.
+     */
+    public void trace(final TraceSelector selector)
+    {
+        tracer.select(selector);
+    }
+
+    /** The pipeline's tracer: its selector, the events written and dropped, and a flush for readers of the file. */
+    public Tracer tracer()
+    {
+        return tracer;
     }
 
     /** The counters file, which {@code CountersFile.open} (or {@code xmit stat}) reads from another process. */
@@ -763,7 +797,8 @@ public final class Pipeline implements AutoCloseable
         {
             shutdownTask.cancel();
         }
-        for (final AutoCloseable resource : List.<AutoCloseable>of(device, rings, counters))
+        // The tracer drains its ring and completes its file before the counters it reports from go.
+        for (final AutoCloseable resource : List.<AutoCloseable>of(device, rings, tracer, counters))
         {
             try
             {

@@ -9,6 +9,9 @@ import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
+import io.xmit.actors.trace.FlowFilter;
+import io.xmit.actors.trace.TraceConfig;
+import io.xmit.actors.trace.TraceSelector;
 import io.xmit.pipeline.xps.XpsMask;
 import io.xmit.transport.nic.NicSpec;
 import io.xmit.transport.ring.RingsConfig;
@@ -53,6 +56,7 @@ import java.util.regex.Pattern;
  *                       the kernel's default {@code watchdog_timeo} is 5 s).
  * @param stopDeadline   how long a graceful stop waits for the pipeline to drain before it drops (and counts) what
  *                       is left.
+ * @param trace          message-level tracing: which packets, the pcapng file, the trace ring ({@link TraceConfig}).
  */
 public record PipelineConfig(
     String name,
@@ -76,7 +80,8 @@ public record PipelineConfig(
     List<XpsEntry> xps,
     Path countersDir,
     Duration txWatchdogTimeout,
-    Duration stopDeadline)
+    Duration stopDeadline,
+    TraceConfig trace)
 {
     /** An empty poll is one self-sent Poll message: ~50–150 ns here (stack.md), so 256 of them are ≈ 25 µs. */
     public static final int DEFAULT_SPIN_POLLS = 256;
@@ -94,7 +99,8 @@ public record PipelineConfig(
     public static final List<String> KEYS = List.of("name", "device", "cpus", "cores", "dispatcher-throughput",
         "qdisc.quota", "qdisc.bulk-limit", "qdisc.band-limit", "qdisc.overflow", "qdisc.bypass", "spin-polls", "spin-time",
         "socket-spin-polls", "rx.burst", "rings.qdisc-term-length", "rings.socket-term-length", "ports", "xps.preset",
-        "xps.maps", "counters.directory", "tx-watchdog.timeout", "stop.deadline");
+        "xps.maps", "counters.directory", "tx-watchdog.timeout", "stop.deadline", "trace.sample", "trace.flow",
+        "trace.socket", "trace.file", "trace.ring-size", "trace.snap-length");
     private static final List<String> PORT_KEYS = List.of("mac", "ipv4", "ipv6", "peer-mac", "prefix", "gateway",
         "arp", "icmp");
     private static final List<String> XPS_MAP_KEYS = List.of("port", "txq", "cpus", "rxqs");
@@ -227,6 +233,10 @@ public record PipelineConfig(
         }
         checkDuration("xmit.tx-watchdog.timeout", txWatchdogTimeout, Duration.ofMillis(1), Duration.ofHours(1));
         checkDuration("xmit.stop.deadline", stopDeadline, Duration.ZERO, Duration.ofHours(1));
+        if (null == trace)
+        {
+            trace = TraceConfig.OFF;
+        }
     }
 
     private static void checkDuration(final String key, final Duration value, final Duration min, final Duration max)
@@ -244,7 +254,7 @@ public record PipelineConfig(
         return new PipelineConfig("xmit", device, Runtime.getRuntime().availableProcessors(), List.of(), 10, 64, 64,
             1000, OverflowPolicy.BACKPRESSURE, true, DEFAULT_SPIN_POLLS, DEFAULT_SPIN_NANOS, 0, 64, 8 << 20, 1 << 20,
             defaultPorts(device), XpsPreset.NONE, List.of(), RingsConfig.DEFAULT_DIRECTORY_BASE,
-            DEFAULT_TX_WATCHDOG_TIMEOUT, DEFAULT_STOP_DEADLINE);
+            DEFAULT_TX_WATCHDOG_TIMEOUT, DEFAULT_STOP_DEADLINE, TraceConfig.OFF);
     }
 
     /** The parsed device spec. */
@@ -365,6 +375,14 @@ public record PipelineConfig(
         return copy.build();
     }
 
+    /** Message-level tracing as configured (it can also be changed at run time through the pipeline). */
+    public PipelineConfig withTrace(final TraceConfig newTrace)
+    {
+        final Copy copy = new Copy(this);
+        copy.trace = newTrace;
+        return copy.build();
+    }
+
     /** A configuration's fields, to change some and build a new one (which validates them all again). */
     private static final class Copy
     {
@@ -390,6 +408,7 @@ public record PipelineConfig(
         private Path countersDir;
         private Duration txWatchdogTimeout;
         private Duration stopDeadline;
+        private TraceConfig trace;
 
         Copy(final PipelineConfig from)
         {
@@ -415,13 +434,14 @@ public record PipelineConfig(
             countersDir = from.countersDir;
             txWatchdogTimeout = from.txWatchdogTimeout;
             stopDeadline = from.stopDeadline;
+            trace = from.trace;
         }
 
         PipelineConfig build()
         {
             return new PipelineConfig(name, device, cpus, cores, throughput, quota, bulkLimit, bandLimit, overflow,
-                qdiscBypass, spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset, xps,
-                countersDir, txWatchdogTimeout, stopDeadline);
+                qdiscBypass, spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports, xpsPreset,
+                xps, countersDir, txWatchdogTimeout, stopDeadline, trace);
         }
     }
 
@@ -512,7 +532,38 @@ public record PipelineConfig(
             config.hasPath("counters.directory") ? Path.of(string(config, "counters.directory", null)) :
                 d.countersDir,
             config.hasPath("tx-watchdog.timeout") ? duration(config, "tx-watchdog.timeout") : d.txWatchdogTimeout,
-            config.hasPath("stop.deadline") ? duration(config, "stop.deadline") : d.stopDeadline);
+            config.hasPath("stop.deadline") ? duration(config, "stop.deadline") : d.stopDeadline,
+            trace(config));
+    }
+
+    /** {@code xmit.trace { sample, flow, socket, file, ring-size, snap-length }}. */
+    private static TraceConfig trace(final Config config)
+    {
+        final TraceConfig d = TraceConfig.OFF;
+        final int sample = integer(config, "trace.sample", 0);
+        final String flow = string(config, "trace.flow", "");
+        final int socket = integer(config, "trace.socket", TraceSelector.ANY_SOCKET);
+        final FlowFilter filter;
+        try
+        {
+            filter = flow.isEmpty() ? null : FlowFilter.parse(flow);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalArgumentException("xmit.trace.flow: " + ex.getMessage(), ex);
+        }
+        if (sample < 0)
+        {
+            throw new IllegalArgumentException("xmit.trace.sample = " + sample + " is not 0 (every match of a " +
+                "filter, or off) or N for one packet in N");
+        }
+        if (socket < TraceSelector.ANY_SOCKET)
+        {
+            throw new IllegalArgumentException("xmit.trace.socket = " + socket + " is not a socket id (or -1 for any)");
+        }
+        final TraceSelector selector = new TraceSelector(sample, filter, socket);
+        return new TraceConfig(selector, string(config, "trace.file", d.file()),
+            bytes(config, "trace.ring-size", d.ringSize()), integer(config, "trace.snap-length", d.snapLength()));
     }
 
     /** Every path under {@code xmit} must be a known key, or inside a CPU dispatcher's definition. */

@@ -3,6 +3,7 @@ package io.xmit.actors;
 import io.xmit.actors.stats.BulkHistogram;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
+import io.xmit.actors.trace.TracePoint;
 import io.xmit.pipeline.frame.RingFrameHeader;
 import io.xmit.pipeline.qdisc.DescriptorBatch;
 import io.xmit.pipeline.qdisc.PfifoFast;
@@ -81,6 +82,7 @@ final class QdiscEngine
     private int peekMode = NO_PEEK;
     /** The last {@code tx_burst}'s result until it is booked, else NO_BURST. */
     private int burstResult = NO_BURST;
+    private TracePoint trace = TracePoint.NONE;
 
     private static final int NO_PEEK = 0;
     private static final int BYPASS_PEEK = 1;
@@ -179,6 +181,12 @@ final class QdiscEngine
         return work;
     }
 
+    /** The tracing hooks of this qdisc, set once before it runs. */
+    void trace(final TracePoint point)
+    {
+        trace = point;
+    }
+
     /** Packets in the backlog (bands and requeue list); for tests and statistics, on the qdisc's thread. */
     int backlog()
     {
@@ -221,7 +229,8 @@ final class QdiscEngine
     private int onBypassFrame(
         final RingFrameHeader header, final DirectBuffer buffer, final int frameOffset, final int frameLength)
     {
-        batch.addExternal(buffer.addressOffset() + frameOffset, frameLength, header.priority(), header.socketId());
+        batch.addExternal(buffer.addressOffset() + frameOffset, frameLength, header.priority(), header.socketId(),
+            header.traceId());
         peekTaken++;
         // try_bulk_dequeue_skb (§6.1): the first packet always, more while the BQL budget stays positive.
         byteBudget -= frameLength;
@@ -255,9 +264,14 @@ final class QdiscEngine
             dropOverflow.incrementRelease();
             sockets.packetCompleted(socketId);
         }
-        else if (Qdisc.NET_XMIT_SUCCESS == qdisc.enqueue(buffer, frameOffset, frameLength, priority, socketId))
+        else if (Qdisc.NET_XMIT_SUCCESS ==
+            qdisc.enqueue(buffer, frameOffset, frameLength, priority, socketId, header.traceId()))
         {
             enqueued.incrementRelease();
+            if (RingFrameHeader.NO_TRACE_ID != header.traceId())
+            {
+                trace.enqueued(header.traceId(), socketId, PfifoFast.prio2band(priority), qdisc.qlen());
+            }
         }
         else
         {
@@ -347,6 +361,10 @@ final class QdiscEngine
         // complete() may only drop a refused bypass packet that finds no free slot (or does not fit one); neither
         // can happen (a bypass runs with an empty backlog, and slots are as large as the driver's largest frame),
         // and a drop here would go uncounted by the pipeline and leave its socket's in-flight count short.
+        if (batch.tracedCount() > 0)
+        {
+            trace.bursts(batch, accepted);
+        }
         final long dropsBefore = qdisc.stats().drops();
         qdisc.complete(batch, accepted);
         if (qdisc.stats().drops() != dropsBefore)

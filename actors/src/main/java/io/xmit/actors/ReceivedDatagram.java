@@ -16,10 +16,13 @@ public final class ReceivedDatagram
     private int payloadLength;
     private int rxQueue;
     private int flowHash;
+    private long traceId;
     private final FlowKey flow = new FlowKey();
 
-    void wrap(final DirectBuffer buffer, final ParsedFrame parsed, final int rxQueue, final int flowHash)
+    void wrap(final DirectBuffer buffer, final ParsedFrame parsed, final int rxQueue, final int flowHash,
+        final long traceId)
     {
+        this.traceId = traceId;
         this.buffer = buffer;
         this.payloadOffset = parsed.payloadOffset();
         this.payloadLength = parsed.payloadLength();
@@ -48,6 +51,12 @@ public final class ReceivedDatagram
     public int rxQueue()
     {
         return rxQueue;
+    }
+
+    /** Its trace id if it is traced (a reply through {@link UdpSocket#reply} carries it on), else 0. */
+    public long traceId()
+    {
+        return traceId;
     }
 
     /** The RSS hash the device computed for it. */

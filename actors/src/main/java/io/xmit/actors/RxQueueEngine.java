@@ -3,10 +3,12 @@ package io.xmit.actors;
 import io.xmit.actors.cpu.CpuThread;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
+import io.xmit.actors.trace.TracePoint;
 import io.xmit.pipeline.flow.FlowKey;
 import io.xmit.pipeline.frame.FrameParser;
 import io.xmit.pipeline.frame.ParseStatus;
 import io.xmit.pipeline.frame.ParsedFrame;
+import io.xmit.pipeline.frame.RingFrameHeader;
 import io.xmit.transport.nic.NicDriver;
 import io.xmit.transport.nic.RxBurst;
 import io.xmit.transport.ring.PacketClaim;
@@ -57,6 +59,7 @@ final class RxQueueEngine
     private int next;
     private long burstBytes;
     private boolean inFrame;
+    private TracePoint trace = TracePoint.NONE;
 
     RxQueueEngine(
         final int port,
@@ -151,6 +154,12 @@ final class RxQueueEngine
         }
     }
 
+    /** The tracing hooks of this RX queue, set once before it runs. */
+    void trace(final TracePoint point)
+    {
+        trace = point;
+    }
+
     void armCrash(final int points)
     {
         crash.arm(points);
@@ -201,8 +210,13 @@ final class RxQueueEngine
                 dropRingFull : dropNoSocket).incrementRelease();
             return;
         }
-        claim.putHeader(rssHash, socket.id(), 0, rxq, 0, 0, 0);
+        final long traceId = trace.select(parsed.flowKey(), socket.id());
+        claim.putHeader(rssHash, socket.id(), 0, rxq, 0, traceId, 0);
         claim.buffer().putBytes(claim.frameOffset(), frame, 0, length);
+        if (RingFrameHeader.NO_TRACE_ID != traceId)
+        {
+            trace.received(traceId, socket.id(), frame, 0, length);
+        }
         claim.commit();
         delivered.incrementRelease();
     }

@@ -108,7 +108,12 @@ final class SocketReceiver
         {
             throw new IllegalStateException("socket " + socket.id() + ": a frame in its ring does not parse");
         }
-        datagram.wrap(buffer, parsed, header.rxQueue(), header.flowHash());
+        final long traceId = header.traceId();
+        if (RingFrameHeader.NO_TRACE_ID != traceId)
+        {
+            socket.tracePoint().delivered(traceId, socket.id(), header.rxQueue());
+        }
+        datagram.wrap(buffer, parsed, header.rxQueue(), header.flowHash(), traceId);
         if (null != handler)
         {
             try

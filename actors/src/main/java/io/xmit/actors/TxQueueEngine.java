@@ -2,6 +2,7 @@ package io.xmit.actors;
 
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
+import io.xmit.actors.trace.TracePoint;
 import io.xmit.pipeline.txq.ByteQueueLimits;
 import io.xmit.pipeline.txq.TxQueueState;
 import io.xmit.transport.nic.NicDriver;
@@ -40,6 +41,7 @@ final class TxQueueEngine
     private final CrashSwitch crash;
     private long pendingPackets;
     private long pendingBytes;
+    private TracePoint trace = TracePoint.NONE;
 
     TxQueueEngine(
         final int port,
@@ -115,6 +117,12 @@ final class TxQueueEngine
             return packets;
         }
         return inFlight.size() > 0 ? 1 : 0;
+    }
+
+    /** The tracing hooks of this TX queue's completions, set once before the queue runs. */
+    void trace(final TracePoint point)
+    {
+        trace = point;
     }
 
     /** Completions reclaimed but not yet booked (a failure came in between): booked now, on restart. */
@@ -211,6 +219,7 @@ final class TxQueueEngine
         final int bytes = (int)pendingBytes;
         pendingPackets = 0;
         pendingBytes = 0;
+        inFlight.traceCompleted(packets, trace);
         inFlight.remove(packets, sockets);
         completedPackets.getAndAddRelease(packets);
         completedBytes.getAndAddRelease(bytes);

@@ -1,6 +1,7 @@
 package io.xmit.actors;
 
 import io.xmit.actors.cpu.CpuThread;
+import io.xmit.actors.trace.TracePoint;
 import io.xmit.pipeline.flow.FlowKey;
 import io.xmit.pipeline.frame.RingFrameHeader;
 import io.xmit.pipeline.frame.UdpFrameWriter;
@@ -58,6 +59,7 @@ public final class UdpSocket implements AutoCloseable
     private int lastPort = -1;
     private int lastHash;
     private volatile boolean closed;
+    private TracePoint trace = TracePoint.NONE;
 
     UdpSocket(
         final int id,
@@ -165,7 +167,7 @@ public final class UdpSocket implements AutoCloseable
         {
             return refuse(SendResult.NOT_CONNECTED);
         }
-        return transmit(connectedFlow, connectedHash, payload, offset, length);
+        return transmit(connectedFlow, connectedHash, payload, offset, length, RingFrameHeader.NO_TRACE_ID);
     }
 
     /**
@@ -175,23 +177,26 @@ public final class UdpSocket implements AutoCloseable
      */
     public long sendTo(final Endpoint to, final DirectBuffer payload, final int offset, final int length)
     {
-        return sendTo(to.family(), to.hi(), to.lo(), to.port(), payload, offset, length);
+        return sendTo(to.family(), to.hi(), to.lo(), to.port(), payload, offset, length,
+            RingFrameHeader.NO_TRACE_ID);
     }
 
     /**
      * Sends a datagram back to the sender of {@code request} (received on this socket), from the address it was
-     * sent to. Allocation-free: the fast path of a request/response server.
+     * sent to. Allocation-free: the fast path of a request/response server. A traced request's reply carries its
+     * trace id, so a trace shows both sides of the exchange under one packet id.
      *
      * @return a positive value if accepted, else a negative {@link SendResult}.
      */
     public long reply(final ReceivedDatagram request, final DirectBuffer payload, final int offset, final int length)
     {
         final FlowKey flow = request.flow();
-        return sendTo(flow.family(), flow.srcHi(), flow.srcLo(), flow.srcPort(), payload, offset, length);
+        return sendTo(flow.family(), flow.srcHi(), flow.srcLo(), flow.srcPort(), payload, offset, length,
+            request.traceId());
     }
 
     private long sendTo(final int family, final long hi, final long lo, final int port, final DirectBuffer payload,
-        final int offset, final int length)
+        final int offset, final int length, final long inheritedTrace)
     {
         if (family != local.family())
         {
@@ -205,7 +210,7 @@ public final class UdpSocket implements AutoCloseable
         {
             scratch.setIpv6(FlowKey.PROTO_UDP, local.srcHi(), local.srcLo(), hi, lo, local.srcPort(), port);
         }
-        return transmit(scratch, flowHash(family, hi, lo, port), payload, offset, length);
+        return transmit(scratch, flowHash(family, hi, lo, port), payload, offset, length, inheritedTrace);
     }
 
     /** skb_get_hash for an unconnected send (§3.4): computed per destination, cached for repeats of the last one. */
@@ -222,8 +227,8 @@ public final class UdpSocket implements AutoCloseable
         return lastHash;
     }
 
-    private long transmit(
-        final FlowKey flow, final int flowHash, final DirectBuffer payload, final int offset, final int length)
+    private long transmit(final FlowKey flow, final int flowHash, final DirectBuffer payload, final int offset,
+        final int length, final long inheritedTrace)
     {
         // Inside the send before looking at the gate and the closed flag, so a stop or a close that sets them and
         // then finds no sender inside knows no send of this socket is in a ring (SendGate).
@@ -237,7 +242,7 @@ public final class UdpSocket implements AutoCloseable
             {
                 return refuse(SendResult.CLOSED);
             }
-            return claimAndWrite(flow, flowHash, payload, offset, length);
+            return claimAndWrite(flow, flowHash, payload, offset, length, inheritedTrace);
         }
         finally
         {
@@ -245,8 +250,8 @@ public final class UdpSocket implements AutoCloseable
         }
     }
 
-    private long claimAndWrite(
-        final FlowKey flow, final int flowHash, final DirectBuffer payload, final int offset, final int length)
+    private long claimAndWrite(final FlowKey flow, final int flowHash, final DirectBuffer payload, final int offset,
+        final int length, final long inheritedTrace)
     {
         if (sendBufferPackets > 0 && queueState.inFlight() >= sendBufferPackets)
         {
@@ -303,8 +308,14 @@ public final class UdpSocket implements AutoCloseable
             claim.commit();
             return result;
         }
+        final long traceId = RingFrameHeader.NO_TRACE_ID != inheritedTrace ? inheritedTrace : trace.select(flow, id);
         claim.putHeader(flowHash, id, priority, RingFrameHeader.NO_RX_QUEUE,
-            oooOkay ? RingFrameHeader.FLAG_OOO_OKAY : 0, RingFrameHeader.NO_TRACE_ID, 0);
+            oooOkay ? RingFrameHeader.FLAG_OOO_OKAY : 0, traceId, 0);
+        if (RingFrameHeader.NO_TRACE_ID != traceId)
+        {
+            trace.sent(traceId, picked, id, traceId == inheritedTrace, claim.buffer(), claim.frameOffset(),
+                frameLength);
+        }
         queueState.packetSent();
         // Counted before the commit makes it visible: whoever reads the books sees no frame taken that was not sent.
         sent.incrementRelease();
@@ -368,6 +379,17 @@ public final class UdpSocket implements AutoCloseable
     void recordRxQueue(final int rxQueue)
     {
         queueState.recordRxQueue(rxQueue);
+    }
+
+    /** The tracing hooks of this socket (its sends and its receive side), set once before it is used. */
+    void trace(final TracePoint point)
+    {
+        trace = point;
+    }
+
+    TracePoint tracePoint()
+    {
+        return trace;
     }
 
     SendGate.Sender sender()

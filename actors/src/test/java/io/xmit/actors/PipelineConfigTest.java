@@ -271,7 +271,8 @@ class PipelineConfigTest
     void anUnknownKeyIsRefusedNamingItAndItsNeighbours()
     {
         assertEquals("xmit.cpu = 2 is not a known key; xmit knows name, device, cpus, cores, dispatcher-throughput, " +
-            "qdisc, spin-polls, spin-time, socket-spin-polls, rx, rings, ports, xps, counters, tx-watchdog, stop",
+            "qdisc, spin-polls, spin-time, socket-spin-polls, rx, rings, ports, xps, counters, tx-watchdog, stop, " +
+            "trace",
             refused("xmit.cpu = 2"));
         assertEquals("xmit.qdisc.quotum = 32 is not a known key; xmit.qdisc knows quota, bulk-limit, band-limit, " +
             "overflow, bypass", refused("xmit.qdisc.quotum = 32"));

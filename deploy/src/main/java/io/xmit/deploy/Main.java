@@ -16,6 +16,7 @@ public final class Main
           explain   which TX queue a flow leaves on, and the rule that chose it (like `ip route get` for queues)
           run       the main job: a request/response service over the built-in loop device
           stat      watch a running pipeline's queues from another terminal (like tc -s qdisc and ethtool -S)
+          trace     show a trace file: `xmit trace show FILE [--packet ID]` (write one with xmit run --trace-file)
           help      this text
         `xmit <command> --help` shows a command's options.""";
 
@@ -45,13 +46,14 @@ public final class Main
                 case "explain" -> ExplainCommand.run(rest, out);
                 case "run" -> RunCommand.run(rest, out, err);
                 case "stat" -> StatCommand.run(rest, out, err);
+                case "trace" -> TraceCommand.run(rest, out, err);
                 case "help", "--help", "-h" ->
                 {
                     out.println(USAGE);
                     yield EXIT_OK;
                 }
                 default -> throw new UsageException("unknown command '" + args[0] +
-                    "' (expected bench, explain, run, stat or help)");
+                    "' (expected bench, explain, run, stat, trace or help)");
             };
         }
         catch (final UsageException ex)

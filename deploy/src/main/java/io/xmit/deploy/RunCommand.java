@@ -4,6 +4,7 @@ import ch.qos.logback.classic.Level;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import io.xmit.actors.XpsPreset;
+import io.xmit.actors.trace.TraceSelector;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +31,9 @@ final class RunCommand
           --cpus N           xmit CPUs (default 2; xmit.cpus)
           --xps MODE         none | cpus | rxqs (default rxqs; xmit.xps.preset)
           --spin N           empty polls a queue actor spins before it sleeps (default 256; xmit.spin-polls)
+          --trace SPEC       trace packets: sample=N (1 in N), flow=udp:SRC:SPORT-DST:DPORT (* for any part),
+                             socket=ID, comma-separated or repeated (xmit.trace.sample, .flow, .socket)
+          --trace-file FILE  write the traced packets to a pcapng file (xmit.trace.file); see xmit trace show
           --json FILE        also write the summary as JSON to FILE
           --verbose          debug logging
         Ctrl-C stops the load, waits for the replies in flight, stops the pipeline and prints the summary.""";
@@ -65,6 +69,8 @@ final class RunCommand
                 case "--cpus" -> overrides.add("xmit.cpus=" + Args.intArg(arg, Args.value(args, ++i, arg), 1, 256));
                 case "--spin" -> overrides.add("xmit.spin-polls=" +
                     Args.intArg(arg, Args.value(args, ++i, arg), 0, 1 << 24));
+                case "--trace" -> overrides.addAll(trace(Args.value(args, ++i, arg)));
+                case "--trace-file" -> overrides.add("xmit.trace.file=" + quoted(Args.value(args, ++i, arg)));
                 case "--xps" ->
                 {
                     final String mode = Args.value(args, ++i, arg);
@@ -82,6 +88,36 @@ final class RunCommand
         }
         setLogLevel(verbose);
         return new RunScenario(Settings.load(file, overrides), verbose, json, out, err).run();
+    }
+
+    /** {@code --trace} terms as configuration overrides, checked here so a bad one names the option. */
+    private static List<String> trace(final String spec)
+    {
+        final TraceSelector selector;
+        try
+        {
+            selector = TraceSelector.parse(spec);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new UsageException("--trace '" + spec + "': " + ex.getMessage());
+        }
+        if (!selector.active())
+        {
+            return List.of("xmit.trace.sample=0", "xmit.trace.flow=\"\"", "xmit.trace.socket=-1");
+        }
+        final List<String> overrides = new ArrayList<>();
+        for (final String term : spec.split(","))
+        {
+            final int eq = term.indexOf('=');
+            overrides.add("xmit.trace." + term.substring(0, eq).strip() + "=" + quoted(term.substring(eq + 1).strip()));
+        }
+        return overrides;
+    }
+
+    private static String quoted(final String text)
+    {
+        return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
     /** {@code 10} is ten seconds here (HOCON would read a bare number as milliseconds); {@code 2m} is HOCON's. */

@@ -10,6 +10,7 @@ import io.xmit.actors.SocketOptions;
 import io.xmit.actors.StopReport;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.stats.CounterType;
+import io.xmit.actors.trace.TraceConfig;
 
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
@@ -132,6 +133,12 @@ final class RunScenario
                 "counters %s%n", pipeline.config().device(), pipeline.config().cpus(),
                 pipeline.config().xpsPreset().label(), settings.flows(), settings.rate(),
                 settings.duration().toSeconds(), pipeline.countersPath());
+            final TraceConfig trace = pipeline.config().trace();
+            if (trace.selector().active() || !trace.file().isEmpty())
+            {
+                out.printf(Locale.ROOT, "xmit run: tracing %s, %s%n", trace.selector(), trace.file().isEmpty() ?
+                    "events on the xmit.trace log (INFO)" : "packets into " + trace.file());
+            }
             final Thread generator = Thread.ofPlatform().name("xmit-run-load").start(() -> load.offer(clients));
             final long end = started + settings.duration().toNanos();
             final LiveView view = new LiveView(pipeline);
@@ -161,9 +168,17 @@ final class RunScenario
             generator.join(TimeUnit.SECONDS.toMillis(5));
             awaitReplies();
             final RunSummary summary = RunSummary.of(pipeline, load, (System.nanoTime() - started) / 1e9, stoppedBy);
+            final long traceEvents = pipeline.tracer().events();
+            final long traceDropped = pipeline.tracer().dropped();
             final StopReport report = stopPipeline(pipeline);
             summary.print(out);
             out.println("stop: " + report.line());
+            if (traceEvents > 0 || !pipeline.config().trace().file().isEmpty())
+            {
+                out.printf(Locale.ROOT, "trace: %,d events, %,d dropped (trace ring full)%s%n", traceEvents,
+                    traceDropped, pipeline.config().trace().file().isEmpty() ? "" : "; read it with xmit trace show " +
+                    pipeline.config().trace().file());
+            }
             if (null != jsonFile)
             {
                 Files.writeString(jsonFile, summary.json() + "\n", StandardCharsets.UTF_8);

@@ -90,7 +90,15 @@ public enum CounterType
     NEIGH_DROP_HOLD_FULL(1511, "neigh_drop_hold_full", false),
     NEIGH_DROP_UNRESOLVED(1512, "neigh_drop_unresolved", false),
     NEIGH_DROP_TABLE_FULL(1513, "neigh_drop_table_full", false),
-    NEIGH_DROP_BAD_LENGTH(1514, "neigh_drop_bad_length", false);
+    NEIGH_DROP_BAD_LENGTH(1514, "neigh_drop_bad_length", false),
+
+
+    /** Trace events written into the trace ring. */
+    TRACE_EVENTS(1600, "trace_events", false),
+    /** Trace events dropped because the trace ring was full (the packets themselves go on). */
+    TRACE_DROPPED(1601, "trace_dropped", false),
+    /** Packets traced per queue: on an RX queue as they arrive, on a TX queue as a socket sends them. */
+    TRACE_PACKETS(1602, "trace_packets", false);
 
     private final int typeId;
     private final String label;

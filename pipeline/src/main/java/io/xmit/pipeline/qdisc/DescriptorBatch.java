@@ -38,7 +38,9 @@ public final class DescriptorBatch
     private final int[] priorities;
     private final int[] slots;
     private final int[] tags;
+    private final long[] traces;
     private int size;
+    private int traced;
     private int ownedCount;
     private Qdisc owner;
 
@@ -56,6 +58,7 @@ public final class DescriptorBatch
         priorities = new int[capacity];
         slots = new int[capacity];
         tags = new int[capacity];
+        traces = new long[capacity];
     }
 
     /** The native address of descriptor 0; descriptor i is at {@code + i * DESCRIPTOR_LENGTH}. */
@@ -116,6 +119,18 @@ public final class DescriptorBatch
         return tags[index];
     }
 
+    /** The packet's trace id (xmit: from its ring frame header), 0 if it is not traced. */
+    public long trace(final int index)
+    {
+        return traces[index];
+    }
+
+    /** How many entries carry a trace id: 0 lets a qdisc skip looking for traced packets. */
+    public int tracedCount()
+    {
+        return traced;
+    }
+
     public boolean isExternal(final int index)
     {
         return EXTERNAL == slots[index];
@@ -150,11 +165,22 @@ public final class DescriptorBatch
      */
     public boolean addExternal(final long address, final int length, final int priority, final int tag)
     {
+        return addExternal(address, length, priority, tag, 0);
+    }
+
+    /**
+     * {@link #addExternal(long, int, int, int)} with a trace id that also stays with the packet.
+     *
+     * @return false if the batch is full.
+     */
+    public boolean addExternal(
+        final long address, final int length, final int priority, final int tag, final long trace)
+    {
         if (size == capacity)
         {
             return false;
         }
-        put(address, length, priority, EXTERNAL, tag);
+        put(address, length, priority, EXTERNAL, tag, trace);
         return true;
     }
 
@@ -167,6 +193,7 @@ public final class DescriptorBatch
                 "batch holds " + ownedCount + " qdisc slots: complete it on its qdisc instead of clearing it");
         }
         size = 0;
+        traced = 0;
     }
 
     Qdisc owner()
@@ -174,22 +201,24 @@ public final class DescriptorBatch
         return owner;
     }
 
-    void addOwned(
-        final Qdisc qdisc, final long address, final int length, final int priority, final int slot, final int tag)
+    void addOwned(final Qdisc qdisc, final long address, final int length, final int priority, final int slot,
+        final int tag, final long trace)
     {
         owner = qdisc;
         ownedCount++;
-        put(address, length, priority, slot, tag);
+        put(address, length, priority, slot, tag, trace);
     }
 
     void completed()
     {
         size = 0;
+        traced = 0;
         ownedCount = 0;
         owner = null;
     }
 
-    private void put(final long address, final int length, final int priority, final int slot, final int tag)
+    private void put(
+        final long address, final int length, final int priority, final int slot, final int tag, final long trace)
     {
         final int at = size * DESCRIPTOR_LENGTH;
         descriptors.putLong(at + ADDRESS_OFFSET, address);
@@ -198,6 +227,11 @@ public final class DescriptorBatch
         priorities[size] = priority;
         slots[size] = slot;
         tags[size] = tag;
+        traces[size] = trace;
+        if (0 != trace)
+        {
+            traced++;
+        }
         size++;
     }
 }

@@ -48,6 +48,7 @@ public final class PfifoFast implements Qdisc
     private final int[] slotLength;
     private final int[] slotPriority;
     private final int[] slotTag;
+    private final long[] slotTrace;
     private final int[] freeSlots;
     private int freeCount;
 
@@ -108,6 +109,7 @@ public final class PfifoFast implements Qdisc
         slotLength = new int[slotCount];
         slotPriority = new int[slotCount];
         slotTag = new int[slotCount];
+        slotTrace = new long[slotCount];
         freeSlots = new int[slotCount];
 
         final int bandCapacity = powerOfTwoAtLeast(bandLimit);
@@ -165,6 +167,13 @@ public final class PfifoFast implements Qdisc
     @Override
     public int enqueue(final DirectBuffer src, final int offset, final int length, final int priority, final int tag)
     {
+        return enqueue(src, offset, length, priority, tag, 0);
+    }
+
+    /** {@link #enqueue(DirectBuffer, int, int, int, int)} with the packet's trace id (0: untraced), kept with it. */
+    public int enqueue(final DirectBuffer src, final int offset, final int length, final int priority, final int tag,
+        final long trace)
+    {
         if (!fitsSlot(length))
         {
             stats.oversize++;
@@ -178,7 +187,7 @@ public final class PfifoFast implements Qdisc
             return NET_XMIT_DROP;
         }
 
-        final int slot = copyIntoSlot(src, offset, length, priority, tag);
+        final int slot = copyIntoSlot(src, offset, length, priority, tag, trace);
         bandRings[ringIndex(band, bandHead[band] + bandCount[band])] = slot;
         bandCount[band]++;
         stats.qlen++;
@@ -287,7 +296,7 @@ public final class PfifoFast implements Qdisc
                     continue;
                 }
                 externalView.wrap(batch.address(i), length);
-                slot = copyIntoSlot(externalView, 0, length, batch.priority(i), batch.tag(i));
+                slot = copyIntoSlot(externalView, 0, length, batch.priority(i), batch.tag(i), batch.trace(i));
             }
             requeueAt(0, slot);
             requeued++;
@@ -323,7 +332,7 @@ public final class PfifoFast implements Qdisc
             stats.drops++;
             return NET_XMIT_DROP;
         }
-        requeueAt(requeueRun, copyIntoSlot(src, offset, length, priority, tag));
+        requeueAt(requeueRun, copyIntoSlot(src, offset, length, priority, tag, 0));
         requeueRun++;
         return NET_XMIT_SUCCESS;
     }
@@ -411,7 +420,8 @@ public final class PfifoFast implements Qdisc
         final int length = slotLength[slot];
         stats.qlen--;
         stats.backlog -= length;
-        batch.addOwned(this, baseAddress + (long)slot * slotStride, length, slotPriority[slot], slot, slotTag[slot]);
+        batch.addOwned(this, baseAddress + (long)slot * slotStride, length, slotPriority[slot], slot, slotTag[slot],
+            slotTrace[slot]);
         return length;
     }
 
@@ -442,8 +452,8 @@ public final class PfifoFast implements Qdisc
         stats.backlog += slotLength[slot];
     }
 
-    private int copyIntoSlot(
-        final DirectBuffer src, final int offset, final int length, final int priority, final int tag)
+    private int copyIntoSlot(final DirectBuffer src, final int offset, final int length, final int priority,
+        final int tag, final long trace)
     {
         // Check the source before taking a slot, so a bad source leaves the free list whole.
         src.boundsCheck(offset, length);
@@ -452,6 +462,7 @@ public final class PfifoFast implements Qdisc
         slotLength[slot] = length;
         slotPriority[slot] = priority;
         slotTag[slot] = tag;
+        slotTrace[slot] = trace;
         return slot;
     }
 

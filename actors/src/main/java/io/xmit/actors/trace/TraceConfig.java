@@ -1,0 +1,60 @@
+package io.xmit.actors.trace;
+
+/**
+ * Tracing as configured ({@code xmit.trace { … }}): which packets, where the pcapng file goes, and the trace ring.
+ *
+ * @param selector   which packets are traced (changeable at run time through the pipeline).
+ * @param file       the pcapng file to write, or empty for none (events then go to the {@code xmit.trace} log only).
+ * @param ringSize   the trace ring's capacity in bytes, a power of two; a full ring drops events (counted).
+ * @param snapLength how many bytes of each traced frame are kept.
+ */
+public record TraceConfig(TraceSelector selector, String file, int ringSize, int snapLength)
+{
+    public static final int DEFAULT_RING_SIZE = 1 << 20;
+    public static final int DEFAULT_SNAP_LENGTH = 128;
+    public static final TraceConfig OFF = new TraceConfig(TraceSelector.OFF, "", DEFAULT_RING_SIZE,
+        DEFAULT_SNAP_LENGTH);
+
+    public TraceConfig
+    {
+        if (null == selector)
+        {
+            selector = TraceSelector.OFF;
+        }
+        if (null == file)
+        {
+            file = "";
+        }
+        if (ringSize < 4096 || ringSize > 1 << 30 || Integer.bitCount(ringSize) != 1)
+        {
+            throw new IllegalArgumentException("xmit.trace.ring-size = " + ringSize +
+                " is not a power of two in 4096..1 GiB");
+        }
+        if (snapLength < 64 || snapLength > TraceEvent.MAX_SNAP_LENGTH)
+        {
+            throw new IllegalArgumentException("xmit.trace.snap-length = " + snapLength + " is not in 64.." +
+                TraceEvent.MAX_SNAP_LENGTH);
+        }
+        if (TraceEvent.HEADER_LENGTH + snapLength > ringSize / 8)
+        {
+            throw new IllegalArgumentException("xmit.trace.ring-size = " + ringSize + " is too small for events of " +
+                "a " + snapLength + "-byte snap length (at least " + 8 * (TraceEvent.HEADER_LENGTH + snapLength) +
+                " bytes)");
+        }
+    }
+
+    public TraceConfig withSelector(final TraceSelector newSelector)
+    {
+        return new TraceConfig(newSelector, file, ringSize, snapLength);
+    }
+
+    public TraceConfig withFile(final String newFile)
+    {
+        return new TraceConfig(selector, newFile, ringSize, snapLength);
+    }
+
+    public TraceConfig withRingSize(final int newRingSize)
+    {
+        return new TraceConfig(selector, file, newRingSize, snapLength);
+    }
+}

@@ -1,0 +1,210 @@
+package io.xmit.deploy;
+
+import io.xmit.actors.trace.PcapngReader;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@code xmit trace show FILE [--packet ID]}: the packets of a trace file written by {@code xmit run --trace-file}
+ * (or any pipeline with {@code xmit.trace.file}), one line each, or one packet's path through the pipeline as a
+ * timeline: where it arrived, which socket took it, which TX queue it left on and why, how long it waited, and when
+ * the device completed it.
+ */
+final class TraceCommand
+{
+    private static final String HELP = """
+        usage: xmit trace show FILE [--packet ID]
+          FILE          a pcapng file written by xmit (xmit run --trace … --trace-file FILE)
+          --packet ID   one packet's path as a timeline (ID is the packet id, the same on its RX and TX sides)
+        Without --packet, one line per packet side: time, interface, direction, packet id and its decisions.""";
+    private static final Pattern KEY_VALUE = Pattern.compile("(\\w+)=(\\S+)");
+    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss", Locale.ROOT)
+        .withZone(ZoneOffset.UTC);
+
+    private TraceCommand()
+    {
+    }
+
+    static int run(final String[] args, final PrintStream out, final PrintStream err)
+    {
+        if (0 == args.length || "--help".equals(args[0]) || "-h".equals(args[0]))
+        {
+            out.println(HELP);
+            return 0 == args.length ? Main.EXIT_USAGE : Main.EXIT_OK;
+        }
+        if (!"show".equals(args[0]))
+        {
+            throw new UsageException("unknown subcommand '" + args[0] + "' (expected show)");
+        }
+        Path file = null;
+        long packet = -1;
+        for (int i = 1; i < args.length; i++)
+        {
+            switch (args[i])
+            {
+                case "--packet" ->
+                {
+                    final String text = Args.value(args, ++i, "--packet");
+                    try
+                    {
+                        packet = Long.parseUnsignedLong(text);
+                    }
+                    catch (final NumberFormatException ex)
+                    {
+                        throw new UsageException("--packet '" + text + "': not a packet id");
+                    }
+                }
+                default ->
+                {
+                    if (args[i].startsWith("-") || null != file)
+                    {
+                        throw new UsageException("unexpected '" + args[i] + "' (see xmit trace --help)");
+                    }
+                    file = Path.of(args[i]);
+                }
+            }
+        }
+        if (null == file)
+        {
+            throw new UsageException("show needs a FILE");
+        }
+        if (!Files.isRegularFile(file))
+        {
+            throw new UsageException("'" + file + "': no such file");
+        }
+        final List<PcapngReader.Packet> packets;
+        try
+        {
+            packets = PcapngReader.read(file);
+        }
+        catch (final IOException ex)
+        {
+            err.println("xmit trace: " + ex.getMessage());
+            return Main.EXIT_FAILED;
+        }
+        if (packet < 0)
+        {
+            for (final PcapngReader.Packet p : packets)
+            {
+                out.printf(Locale.ROOT, "%s  %-12s %-3s id=%-8d %s%n", clock(p.timeNs()), p.iface(),
+                    2 == p.direction() ? "out" : "in", p.packetId(), p.comment());
+            }
+            out.printf(Locale.ROOT, "%d packet sides%n", packets.size());
+            return Main.EXIT_OK;
+        }
+        final List<PcapngReader.Packet> sides = new ArrayList<>();
+        for (final PcapngReader.Packet p : packets)
+        {
+            if (p.packetId() == packet)
+            {
+                sides.add(p);
+            }
+        }
+        if (sides.isEmpty())
+        {
+            err.println("xmit trace: no packet " + packet + " in " + file);
+            return Main.EXIT_FAILED;
+        }
+        timeline(packet, sides, out);
+        return Main.EXIT_OK;
+    }
+
+    /** The steps of every side of one packet, in time order, relative to the first. */
+    static void timeline(final long id, final List<PcapngReader.Packet> sides, final PrintStream out)
+    {
+        record Step(long timeNs, String where, String what)
+        {
+        }
+        final List<Step> steps = new ArrayList<>();
+        for (final PcapngReader.Packet side : sides)
+        {
+            final Map<String, String> k = keys(side.comment());
+            final long t = side.timeNs();
+            if (1 == side.direction())
+            {
+                steps.add(new Step(t, side.iface(), "arrived on RX queue " + k.get("rxq") + ", CPU " + k.get("cpu") +
+                    ", " + side.originalLength() + " bytes, for socket " + k.get("sock")));
+                if (k.containsKey("deliver_ns"))
+                {
+                    steps.add(new Step(t + number(k, "deliver_ns"), side.iface(), "socket " + k.get("sock") +
+                        " took it on CPU " + k.get("sock_cpu")));
+                }
+                else
+                {
+                    steps.add(new Step(t, side.iface(), "no socket took it before the trace ended"));
+                }
+                continue;
+            }
+            // The block's time is when the driver accepted the packet; the comment gives the waits before and after.
+            final long queued = number(k, "queued_ns");
+            final long ring = number(k, "ring_ns");
+            final long sent = t - queued - ring;
+            steps.add(new Step(sent, side.iface(), "socket " + k.get("sock") + " on CPU " + k.get("cpu") +
+                (k.containsKey("reply") ? " replied" : " sent") + ": TX queue " + k.get("txq") + ", chosen by " +
+                k.get("via")));
+            if (k.containsKey("qdisc"))
+            {
+                steps.add(new Step(sent + ring, side.iface(), "qdisc " + ("enqueued".equals(k.get("qdisc")) ?
+                    "enqueued it in band " + k.get("band") : "bypass: straight to the driver") + " after " +
+                    ring + " ns in the ring"));
+            }
+            if ("accept".equals(k.get("driver")))
+            {
+                steps.add(new Step(t, side.iface(), "driver accepted it, packet " + k.get("bulk") + " of a bulk, " +
+                    "after " + queued + " ns queued" + ("0".equals(k.get("requeues")) ? "" :
+                    " and " + k.get("requeues") + " requeues")));
+            }
+            if (k.containsKey("complete_ns"))
+            {
+                steps.add(new Step(t + number(k, "complete_ns"), side.iface(), "device completed it"));
+            }
+            else
+            {
+                steps.add(new Step(t, side.iface(), "not completed before the trace ended"));
+            }
+        }
+        steps.sort((a, b) -> Long.compare(a.timeNs(), b.timeNs()));
+        final long first = steps.getFirst().timeNs();
+        out.printf(Locale.ROOT, "packet %d, %d side(s), from %s UTC%n", id, sides.size(), clock(first));
+        for (final Step step : steps)
+        {
+            out.printf(Locale.ROOT, "  %+,12d ns  %-12s %s%n", step.timeNs() - first, step.where(), step.what());
+        }
+    }
+
+    private static Map<String, String> keys(final String comment)
+    {
+        final Map<String, String> keys = new LinkedHashMap<>();
+        final Matcher m = KEY_VALUE.matcher(comment);
+        while (m.find())
+        {
+            keys.put(m.group(1), m.group(2));
+        }
+        return keys;
+    }
+
+    private static long number(final Map<String, String> keys, final String key)
+    {
+        final String value = keys.get(key);
+        return null == value ? 0 : Long.parseLong(value);
+    }
+
+    private static String clock(final long epochNs)
+    {
+        final Instant at = Instant.ofEpochSecond(epochNs / 1_000_000_000L, epochNs % 1_000_000_000L);
+        return CLOCK.format(at) + String.format(Locale.ROOT, ".%09d", epochNs % 1_000_000_000L);
+    }
+}

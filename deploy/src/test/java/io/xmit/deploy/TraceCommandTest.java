@@ -1,0 +1,97 @@
+package io.xmit.deploy;
+
+import io.xmit.actors.trace.PcapngReader;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static io.xmit.deploy.RunCommandTest.xmit;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code xmit run --trace … --trace-file}, and {@code xmit trace show} on the file it wrote. */
+class TraceCommandTest
+{
+    @TempDir
+    Path dir;
+
+    @Test
+    void runWritesATraceFileThatShowReadsAsOnePacketsTimeline() throws Exception
+    {
+        final Path file = dir.resolve("out.pcapng");
+        final RunCommandTest.Result run = xmit("run", "--duration", "1", "--rate", "2000", "--flows", "8",
+            "--trace", "flow=udp:*:*-10.0.0.1:11211", "--trace", "sample=4", "--trace-file", file.toString());
+        assertEquals(Main.EXIT_OK, run.code(), run.err());
+        assertTrue(run.out().contains("tracing sample=4,flow=udp:*:*-10.0.0.1:11211, packets into " + file),
+            run.out());
+        assertTrue(run.out().contains("read it with xmit trace show " + file), run.out());
+
+        final List<PcapngReader.Packet> packets = PcapngReader.read(file);
+        assertTrue(packets.size() > 10, "packets traced: " + packets.size());
+        final Map<Long, Integer> sides = new HashMap<>();
+        for (final PcapngReader.Packet packet : packets)
+        {
+            sides.merge(packet.packetId(), 1, Integer::sum);
+        }
+        // A request sampled on its arrival at port A is answered through socket.reply, which carries its id.
+        final long both = sides.entrySet().stream().filter(e -> 2 == e.getValue()).findFirst().orElseThrow().getKey();
+
+        final RunCommandTest.Result show = xmit("trace", "show", file.toString());
+        assertEquals(Main.EXIT_OK, show.code(), show.err());
+        assertEquals(packets.size() + 1, show.out().lines().count());
+        assertTrue(show.out().contains(packets.size() + " packet sides"), show.out());
+
+        final RunCommandTest.Result one = xmit("trace", "show", file.toString(), "--packet", Long.toString(both));
+        assertEquals(Main.EXIT_OK, one.code(), one.err());
+        final List<String> lines = one.out().lines().toList();
+        assertTrue(lines.get(0).startsWith("packet " + both + ", 2 side(s)"), one.out());
+        assertTrue(lines.get(1).contains("+0 ns") && lines.get(1).contains("arrived on RX queue"), one.out());
+        assertTrue(one.out().contains(" replied: TX queue "), one.out());
+        assertTrue(lines.getLast().contains("device completed it"), one.out());
+
+        if (tshark() != null)
+        {
+            final Process process = new ProcessBuilder(tshark(), "-r", file.toString(), "-T", "fields", "-e",
+                "frame.packet_id").redirectErrorStream(true).start();
+            final String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(process.waitFor(30, TimeUnit.SECONDS));
+            assertEquals(0, process.exitValue(), out);
+            assertEquals(packets.size(), out.lines().filter(line -> !line.contains("Running as user")).count(), out);
+        }
+    }
+
+    @Test
+    void badTraceOptionsAndFilesAreUsageErrors() throws IOException
+    {
+        final RunCommandTest.Result flow = xmit("run", "--trace", "flow=udp:nowhere");
+        assertEquals(Main.EXIT_USAGE, flow.code());
+        assertTrue(flow.err().startsWith("xmit run: --trace 'flow=udp:nowhere': trace flow 'udp:nowhere'"),
+            flow.err());
+        assertEquals(Main.EXIT_USAGE, xmit("run", "--trace", "every=3").code());
+        assertEquals(Main.EXIT_USAGE, xmit("trace", "show", dir.resolve("missing.pcapng").toString()).code());
+        final Path notPcapng = dir.resolve("text.pcapng");
+        Files.writeString(notPcapng, "not a capture, but long enough to hold a block header");
+        assertEquals(Main.EXIT_FAILED, xmit("trace", "show", notPcapng.toString()).code());
+    }
+
+    private static String tshark()
+    {
+        for (final String path : System.getenv().getOrDefault("PATH", "").split(":"))
+        {
+            if (Files.isExecutable(Path.of(path, "tshark")))
+            {
+                return Path.of(path, "tshark").toString();
+            }
+        }
+        return null;
+    }
+}
