@@ -67,7 +67,8 @@ class CounterTypeTest
             }
         }
         assertEquals(
-            Set.of(CounterType.QDISC_BACKLOG_PACKETS, CounterType.TXQ_BQL_LIMIT, CounterType.TXQ_INFLIGHT_BYTES),
+            Set.of(CounterType.QDISC_BACKLOG_PACKETS, CounterType.TXQ_BQL_LIMIT, CounterType.TXQ_INFLIGHT_BYTES,
+                CounterType.TXQ_STOPPED),
             gauges);
         assertFalse(CounterType.QDISC_BULKS.isGauge());
     }
