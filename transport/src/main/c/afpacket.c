@@ -50,9 +50,7 @@
 struct afp_txq {
     _Alignas(64) pthread_mutex_t lock;
     int fd;
-    bool stalled;
-    uint64_t fail_every;
-    uint64_t fail_count;
+    struct tx_faults faults;
     uint64_t packets;  /* sent, since open */
     uint64_t bytes;
     uint64_t errors;
@@ -71,15 +69,8 @@ struct afp_rxq {
     uint32_t next;   /* the slot rx_burst hands out next */
     uint32_t ready;  /* received, not handed out */
     uint32_t out;    /* handed out, not released: the slots just before `next` */
-    uint64_t drop_every;
-    uint64_t drop_count;
-    uint64_t truncate_every;
-    uint64_t truncate_count;
-    uint64_t packets;
-    uint64_t bytes;
-    uint64_t missed;
-    uint64_t dropped;
-    uint64_t truncated;
+    struct rx_faults faults;
+    struct rx_counters counters;
     struct mmsghdr *msgs;
     struct iovec *iov;
 };
@@ -182,13 +173,13 @@ static int32_t afp_tx_burst(struct nic_port *port, uint32_t q, const xmit_nic_de
     struct afp_port *ap = port->backend;
     struct afp_txq *tq = &ap->txq[q];
     pthread_mutex_lock(&tq->lock);
-    if (every_nth(tq->fail_every, &tq->fail_count)) {
+    if (tx_faults_fail(&tq->faults)) {
         tq->errors += n;
         pthread_mutex_unlock(&tq->lock);
         return -EIO;
     }
     const uint64_t packets = tq->packets, sent_bytes = tq->bytes;
-    const uint32_t accepted = tq->stalled ? 0 : transmit(ap, tq, descs, n);
+    const uint32_t accepted = tq->faults.stalled ? 0 : transmit(ap, tq, descs, n);
     tq->done_packets += tq->packets - packets;
     tq->done_bytes += tq->bytes - sent_bytes;
     pthread_mutex_unlock(&tq->lock);
@@ -234,15 +225,15 @@ static void receive(const struct afp_port *ap, struct afp_rxq *rq, uint32_t want
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < (uint32_t)got; i++) {
         uint32_t length = rq->msgs[i].msg_len;
-        const bool drop = every_nth(rq->drop_every, &rq->drop_count);
-        const bool truncate = every_nth(rq->truncate_every, &rq->truncate_count);
+        bool truncate;
+        const bool drop = rx_faults_drop(&rq->faults, &truncate);
         if (drop || (rq->msgs[i].msg_hdr.msg_flags & MSG_TRUNC) != 0) {
-            rq->dropped++;
+            rq->counters.dropped++;
             continue;
         }
         if (truncate) {
-            length = length / 2 > 0 ? length / 2 : 1;
-            rq->truncated++;
+            length = rx_truncated_length(length);
+            rq->counters.truncated++;
         }
         const uint32_t to = advance(ap, rq->tail, kept);
         if (kept != i)
@@ -253,8 +244,8 @@ static void receive(const struct afp_port *ap, struct afp_rxq *rq, uint32_t want
     }
     rq->tail = advance(ap, rq->tail, kept);
     rq->ready += kept;
-    rq->packets += kept;
-    rq->bytes += bytes;
+    rq->counters.packets += kept;
+    rq->counters.bytes += bytes;
 }
 
 static uint32_t afp_rx_burst(struct nic_port *port, uint32_t q, xmit_nic_desc *descs, uint32_t n)
@@ -321,12 +312,8 @@ static void afp_stats(struct nic_port *port, uint32_t q, xmit_nic_queue_stats *o
     struct tpacket_stats kernel = {0};
     socklen_t length = sizeof kernel;
     if (getsockopt(rq->fd, SOL_PACKET, PACKET_STATISTICS, &kernel, &length) == 0)
-        rq->missed += kernel.tp_drops;
-    s.rx_packets = rq->packets;
-    s.rx_bytes = rq->bytes;
-    s.rx_missed = rq->missed;
-    s.rx_dropped = rq->dropped;
-    s.rx_truncated = rq->truncated;
+        rq->counters.missed += kernel.tp_drops;
+    rx_counters_report(&rq->counters, &s);
     pthread_mutex_unlock(&rq->lock);
     *out = s;
 }
@@ -334,26 +321,14 @@ static void afp_stats(struct nic_port *port, uint32_t q, xmit_nic_queue_stats *o
 static void set_rx_fault(struct afp_rxq *rq, uint32_t kind, uint64_t value)
 {
     pthread_mutex_lock(&rq->lock);
-    if (kind == XMIT_NIC_FAULT_RX_DROP_EVERY || kind == XMIT_NIC_FAULT_CLEAR) {
-        rq->drop_every = value;
-        rq->drop_count = 0;
-    }
-    if (kind == XMIT_NIC_FAULT_RX_TRUNCATE_EVERY || kind == XMIT_NIC_FAULT_CLEAR) {
-        rq->truncate_every = value;
-        rq->truncate_count = 0;
-    }
+    rx_faults_set(&rq->faults, kind, value);
     pthread_mutex_unlock(&rq->lock);
 }
 
 static void set_tx_fault(struct afp_txq *tq, uint32_t kind, uint64_t value)
 {
     pthread_mutex_lock(&tq->lock);
-    if (kind == XMIT_NIC_FAULT_TX_FAIL_EVERY || kind == XMIT_NIC_FAULT_CLEAR) {
-        tq->fail_every = value;
-        tq->fail_count = 0;
-    }
-    if (kind == XMIT_NIC_FAULT_TX_STALL || kind == XMIT_NIC_FAULT_CLEAR)
-        tq->stalled = value != 0;
+    tx_faults_set(&tq->faults, kind, value);
     pthread_mutex_unlock(&tq->lock);
 }
 

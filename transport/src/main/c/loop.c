@@ -55,9 +55,7 @@ struct loop_txq {
     uint32_t wire;       /* the slot that leaves next */
     uint32_t waiting;    /* accepted, not yet left */
     uint32_t completed;  /* left, not yet reclaimed: the slots just before `wire` */
-    bool stalled;
-    uint64_t fail_every;
-    uint64_t fail_count;
+    struct tx_faults faults;
     uint64_t packets;    /* completed, since open */
     uint64_t bytes;
     uint64_t errors;
@@ -77,15 +75,8 @@ struct loop_rxq {
     uint32_t next;   /* the slot rx_burst hands out next */
     uint32_t ready;  /* arrived, not handed out */
     uint32_t out;    /* handed out, not released: the slots just before `next` */
-    uint64_t drop_every;
-    uint64_t drop_count;
-    uint64_t truncate_every;
-    uint64_t truncate_count;
-    uint64_t packets;
-    uint64_t bytes;
-    uint64_t missed;
-    uint64_t dropped;
-    uint64_t truncated;
+    struct rx_faults faults;
+    struct rx_counters counters;
 };
 
 /*
@@ -239,7 +230,7 @@ static void update_active(struct loop_port *lp, uint32_t q)
 {
     const struct loop_txq *tq = &lp->txq[q];
     const uint64_t before = atomic_load_explicit(&lp->active, memory_order_relaxed);
-    const uint64_t active = tq->waiting != 0 && !tq->stalled ? before | 1ull << q : before & ~(1ull << q);
+    const uint64_t active = tq->waiting != 0 && !tq->faults.stalled ? before | 1ull << q : before & ~(1ull << q);
     if (active != before)
         atomic_store_explicit(&lp->active, active, memory_order_relaxed);
 }
@@ -250,7 +241,7 @@ static void update_active(struct loop_port *lp, uint32_t q)
  */
 static bool arrive(struct loop_port *to, struct loop_rxq *rq, const struct departure *batch, uint32_t i)
 {
-    const bool faults = rq->drop_every != 0 || rq->truncate_every != 0;
+    const bool faults = rx_faults_armed(&rq->faults);
     uint32_t room = to->ring - rq->ready - rq->out;
     uint32_t tail = rq->tail;
     uint32_t placed = 0;
@@ -258,20 +249,18 @@ static bool arrive(struct loop_port *to, struct loop_rxq *rq, const struct depar
     for (; i != BATCH_END; i = batch[i].next) {
         uint32_t length = batch[i].length;
         if (faults) {
-            /* Both faults count every arrival, whatever becomes of it. */
-            const bool drop = every_nth(rq->drop_every, &rq->drop_count);
-            const bool truncate = every_nth(rq->truncate_every, &rq->truncate_count);
-            if (drop) {
-                rq->dropped++;
+            bool truncate;
+            if (rx_faults_drop(&rq->faults, &truncate)) {
+                rq->counters.dropped++;
                 continue;
             }
             if (truncate && room != 0) {
-                length = length / 2 > 0 ? length / 2 : 1;
-                rq->truncated++;
+                length = rx_truncated_length(length);
+                rq->counters.truncated++;
             }
         }
         if (room == 0) {
-            rq->missed++;
+            rq->counters.missed++;
             continue;
         }
         memcpy(slot_to_write(to, rq->slots, tail), batch[i].data, length);
@@ -283,8 +272,8 @@ static bool arrive(struct loop_port *to, struct loop_rxq *rq, const struct depar
     }
     rq->tail = tail;
     rq->ready += placed;
-    rq->packets += placed;
-    rq->bytes += bytes;
+    rq->counters.packets += placed;
+    rq->counters.bytes += bytes;
     return placed != 0;
 }
 
@@ -439,7 +428,7 @@ static int32_t loop_tx_burst(struct nic_port *port, uint32_t q, const xmit_nic_d
     struct loop_txq *tq = &lp->txq[q];
     const uint64_t now = wire_clock(lp);
     pthread_mutex_lock(&port->tx_lock);
-    if (every_nth(tq->fail_every, &tq->fail_count)) {
+    if (tx_faults_fail(&tq->faults)) {
         tq->errors += n;
         pthread_mutex_unlock(&port->tx_lock);
         return -EIO;
@@ -448,7 +437,7 @@ static int32_t loop_tx_burst(struct nic_port *port, uint32_t q, const xmit_nic_d
     const uint32_t accepted = n < room ? n : room;
     const bool was_backlogged = lp->backlogged;
     uint64_t received;
-    if (!lp->rated && !tq->stalled) {
+    if (!lp->rated && !tq->faults.stalled) {
         received = send_through(lp, tq, descs, accepted);
     } else {
         enqueue(lp, tq, descs, accepted);
@@ -543,11 +532,7 @@ static void loop_stats(struct nic_port *port, uint32_t q, xmit_nic_queue_stats *
     if (q < lp->rx_queues) {
         struct loop_rxq *rq = &lp->rxq[q];
         pthread_mutex_lock(&rq->lock);
-        s.rx_packets = rq->packets;
-        s.rx_bytes = rq->bytes;
-        s.rx_missed = rq->missed;
-        s.rx_dropped = rq->dropped;
-        s.rx_truncated = rq->truncated;
+        rx_counters_report(&rq->counters, &s);
         pthread_mutex_unlock(&rq->lock);
     }
     *out = s;
@@ -556,14 +541,7 @@ static void loop_stats(struct nic_port *port, uint32_t q, xmit_nic_queue_stats *
 static void set_rx_fault(struct loop_rxq *rq, uint32_t kind, uint64_t value)
 {
     pthread_mutex_lock(&rq->lock);
-    if (kind == XMIT_NIC_FAULT_RX_DROP_EVERY || kind == XMIT_NIC_FAULT_CLEAR) {
-        rq->drop_every = value;
-        rq->drop_count = 0;
-    }
-    if (kind == XMIT_NIC_FAULT_RX_TRUNCATE_EVERY || kind == XMIT_NIC_FAULT_CLEAR) {
-        rq->truncate_every = value;
-        rq->truncate_count = 0;
-    }
+    rx_faults_set(&rq->faults, kind, value);
     pthread_mutex_unlock(&rq->lock);
 }
 
@@ -580,15 +558,8 @@ static void loop_fault(struct nic_port *port, uint32_t kind, uint32_t queue, uin
     for (uint32_t q = 0; q < lp->tx_queues; q++) {
         if (kind != XMIT_NIC_FAULT_CLEAR && q != queue)
             continue;
-        struct loop_txq *tq = &lp->txq[q];
-        if (kind == XMIT_NIC_FAULT_TX_FAIL_EVERY || kind == XMIT_NIC_FAULT_CLEAR) {
-            tq->fail_every = kind == XMIT_NIC_FAULT_CLEAR ? 0 : value;
-            tq->fail_count = 0;
-        }
-        if (kind == XMIT_NIC_FAULT_TX_STALL || kind == XMIT_NIC_FAULT_CLEAR) {
-            tq->stalled = kind == XMIT_NIC_FAULT_TX_STALL && value != 0;
-            update_active(lp, q);
-        }
+        tx_faults_set(&lp->txq[q].faults, kind, value);
+        update_active(lp, q);
     }
     /* A released queue's frames leave now, not at the next send (without a rate, nothing else would wait). */
     const uint64_t received = wire_advance(lp, now);

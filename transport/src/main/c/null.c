@@ -16,9 +16,7 @@
 
 struct null_txq {
     _Alignas(64) pthread_mutex_t lock;
-    bool stalled;
-    uint64_t fail_every;
-    uint64_t fail_count;
+    struct tx_faults faults;
     uint64_t packets;  /* accepted, since open */
     uint64_t bytes;
     uint64_t errors;
@@ -37,7 +35,7 @@ static int32_t null_tx_burst(struct nic_port *port, uint32_t q, const xmit_nic_d
     (void)descs; /* nothing is sent, so nothing is read past the validation */
     struct null_txq *tq = &queues_of(port)[q];
     pthread_mutex_lock(&tq->lock);
-    const bool fail = every_nth(tq->fail_every, &tq->fail_count);
+    const bool fail = tx_faults_fail(&tq->faults);
     if (fail) {
         tq->errors += n;
     } else {
@@ -53,7 +51,7 @@ static void null_tx_reclaim(struct nic_port *port, uint32_t q, xmit_nic_completi
     struct null_txq *tq = &queues_of(port)[q];
     xmit_nic_completion done = {0};
     pthread_mutex_lock(&tq->lock);
-    if (!tq->stalled) {
+    if (!tq->faults.stalled) {
         done.packets = tq->packets - tq->reclaimed_packets;
         done.bytes = tq->bytes - tq->reclaimed_bytes;
         tq->reclaimed_packets = tq->packets;
@@ -98,12 +96,7 @@ static void null_fault(struct nic_port *port, uint32_t kind, uint32_t queue, uin
             continue;
         struct null_txq *tq = &queues_of(port)[q];
         pthread_mutex_lock(&tq->lock);
-        if (kind == XMIT_NIC_FAULT_TX_FAIL_EVERY || kind == XMIT_NIC_FAULT_CLEAR) {
-            tq->fail_every = kind == XMIT_NIC_FAULT_CLEAR ? 0 : value;
-            tq->fail_count = 0;
-        }
-        if (kind == XMIT_NIC_FAULT_TX_STALL || kind == XMIT_NIC_FAULT_CLEAR)
-            tq->stalled = kind == XMIT_NIC_FAULT_TX_STALL && value != 0;
+        tx_faults_set(&tq->faults, kind, value);
         pthread_mutex_unlock(&tq->lock);
     }
 }

@@ -184,4 +184,95 @@ static inline bool every_nth(uint64_t value, uint64_t *count)
     return value != 0 && ++*count % value == 0;
 }
 
+/* --- Injected faults and receive counters, kept alike by every backend that has the queues --- */
+
+/* A TX queue's faults, under the queue's lock: every fail_every-th burst fails; a stalled queue sends nothing. */
+struct tx_faults {
+    bool stalled;
+    uint64_t fail_every;
+    uint64_t fail_count;
+};
+
+/* Sets TX_FAIL_EVERY or TX_STALL to `value`, or on CLEAR clears both; the queue's lock held. */
+static inline void tx_faults_set(struct tx_faults *faults, uint32_t kind, uint64_t value)
+{
+    if (kind == XMIT_NIC_FAULT_TX_FAIL_EVERY || kind == XMIT_NIC_FAULT_CLEAR) {
+        faults->fail_every = kind == XMIT_NIC_FAULT_CLEAR ? 0 : value;
+        faults->fail_count = 0;
+    }
+    if (kind == XMIT_NIC_FAULT_TX_STALL || kind == XMIT_NIC_FAULT_CLEAR)
+        faults->stalled = kind == XMIT_NIC_FAULT_TX_STALL && value != 0;
+}
+
+/* Whether this burst is the one in fail_every that fails; counts the burst. */
+static inline bool tx_faults_fail(struct tx_faults *faults)
+{
+    return every_nth(faults->fail_every, &faults->fail_count);
+}
+
+/*
+ * An RX queue's faults, under the queue's lock: every drop_every-th arrival is dropped, every truncate_every-th
+ * cut short.
+ */
+struct rx_faults {
+    uint64_t drop_every;
+    uint64_t drop_count;
+    uint64_t truncate_every;
+    uint64_t truncate_count;
+};
+
+/* Sets RX_DROP_EVERY or RX_TRUNCATE_EVERY to `value`, or on CLEAR clears both; the queue's lock held. */
+static inline void rx_faults_set(struct rx_faults *faults, uint32_t kind, uint64_t value)
+{
+    if (kind == XMIT_NIC_FAULT_RX_DROP_EVERY || kind == XMIT_NIC_FAULT_CLEAR) {
+        faults->drop_every = kind == XMIT_NIC_FAULT_CLEAR ? 0 : value;
+        faults->drop_count = 0;
+    }
+    if (kind == XMIT_NIC_FAULT_RX_TRUNCATE_EVERY || kind == XMIT_NIC_FAULT_CLEAR) {
+        faults->truncate_every = kind == XMIT_NIC_FAULT_CLEAR ? 0 : value;
+        faults->truncate_count = 0;
+    }
+}
+
+/* Whether either RX fault is set, so that an arrival has anything to count. */
+static inline bool rx_faults_armed(const struct rx_faults *faults)
+{
+    return faults->drop_every != 0 || faults->truncate_every != 0;
+}
+
+/*
+ * Counts one arrival against both RX faults (each counts every arrival, whatever becomes of it): returns
+ * whether it is to be dropped, and sets *truncate to whether it is to be cut to rx_truncated_length.
+ */
+static inline bool rx_faults_drop(struct rx_faults *faults, bool *truncate)
+{
+    const bool drop = every_nth(faults->drop_every, &faults->drop_count);
+    *truncate = every_nth(faults->truncate_every, &faults->truncate_count);
+    return drop;
+}
+
+/* A truncated frame keeps half its bytes, at least one. */
+static inline uint32_t rx_truncated_length(uint32_t length)
+{
+    return length / 2 > 0 ? length / 2 : 1;
+}
+
+/* What an RX queue counts for its statistics, under the queue's lock. */
+struct rx_counters {
+    uint64_t packets;
+    uint64_t bytes;
+    uint64_t missed;
+    uint64_t dropped;
+    uint64_t truncated;
+};
+
+static inline void rx_counters_report(const struct rx_counters *counters, xmit_nic_queue_stats *out)
+{
+    out->rx_packets = counters->packets;
+    out->rx_bytes = counters->bytes;
+    out->rx_missed = counters->missed;
+    out->rx_dropped = counters->dropped;
+    out->rx_truncated = counters->truncated;
+}
+
 #endif

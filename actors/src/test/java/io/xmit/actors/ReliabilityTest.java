@@ -43,6 +43,15 @@ class ReliabilityTest
             .withReliability(watchdog, Duration.ofSeconds(10));
     }
 
+    /** Sets {@code fault} on every TX queue of port 1, the sending port of {@link SequencedTraffic}. */
+    private static void faultEveryTxQueue(final Pipeline pipeline, final NicFault fault, final long value)
+    {
+        for (int q = 0; q < 4; q++)
+        {
+            pipeline.driver(1).fault(fault, q, value);
+        }
+    }
+
     /** §8.2: a queue stopped past the timeout is counted, reset and woken; its backlog then arrives in order. */
     @Test
     void aStalledQueueIsResetByTheWatchdogAndItsBacklogArrivesInOrder()
@@ -51,10 +60,7 @@ class ReliabilityTest
             config("watchdog", "100kpps", Duration.ofMillis(200))))
         {
             final SequencedTraffic traffic = new SequencedTraffic(pipeline, 1);
-            for (int q = 0; q < 4; q++)
-            {
-                pipeline.driver(1).fault(NicFault.TX_STALL, q, 1);
-            }
+            faultEveryTxQueue(pipeline, NicFault.TX_STALL, 1);
             // The queue stops (BQL finds no completions), the backlog fills, and the sender waits on a full ring until
             // the watchdog resets the queue. The wire is rated so that the backlog drains at a pace the receiver keeps.
             traffic.send(3000, 3000, sent -> { });
@@ -76,10 +82,7 @@ class ReliabilityTest
             config("driver-errors", "100kpps", PipelineConfig.DEFAULT_TX_WATCHDOG_TIMEOUT)))
         {
             final SequencedTraffic traffic = new SequencedTraffic(pipeline, 16, 4);
-            for (int q = 0; q < 4; q++)
-            {
-                pipeline.driver(1).fault(NicFault.TX_FAIL_EVERY, q, 3);
-            }
+            faultEveryTxQueue(pipeline, NicFault.TX_FAIL_EVERY, 3);
             traffic.send(100_000, 100_000, sent -> { });
             traffic.assertAllArrivedOnceInOrder();
             final long errors = pipeline.total(CounterType.TXQ_DRIVER_ERRORS, 1);
@@ -118,10 +121,7 @@ class ReliabilityTest
             config("stop-deadline", "0", PipelineConfig.DEFAULT_TX_WATCHDOG_TIMEOUT));
         // One flow, one queue: BQL stops it after its first bytes find no completion, the rest waits in the backlog.
         final SequencedTraffic traffic = new SequencedTraffic(pipeline, 1);
-        for (int q = 0; q < 4; q++)
-        {
-            pipeline.driver(1).fault(NicFault.TX_STALL, q, 1);
-        }
+        faultEveryTxQueue(pipeline, NicFault.TX_STALL, 1);
         traffic.send(1500, 1500, sent -> { });
 
         final StopReport report = pipeline.stop(Duration.ofMillis(300));

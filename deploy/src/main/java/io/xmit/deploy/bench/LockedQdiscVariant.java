@@ -6,9 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.xmit.pipeline.qdisc.DescriptorBatch;
 import io.xmit.pipeline.qdisc.PfifoFast;
 import io.xmit.pipeline.qdisc.Qdisc;
-import io.xmit.transport.nic.NicDevice;
 import io.xmit.transport.nic.NicDriver;
-import io.xmit.transport.nic.QueueStats;
 import io.xmit.transport.nic.TxCompletion;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -21,31 +19,22 @@ import org.agrona.concurrent.UnsafeBuffer;
  * up running. While one thread runs, the other only enqueues. The lock is a spin lock, as the kernel's root lock is.
  * No actors and no rings; nothing is allocated per packet. Two plain threads, one per CPU.
  */
-public final class LockedQdiscVariant implements TxVariant
+public final class LockedQdiscVariant extends ThreadPerQueueVariant
 {
     public static final String NAME = "locked-qdisc";
-    public static final int THREADS = 2;
     public static final int BULK = 64;
     public static final int QUOTA = 64;
 
-    private static final String DEVICE_SPEC = "null:tx=" + THREADS + ",rx=1,ring=1024";
     private static final int BAND_LIMIT = 1000;
     private static final int SLOT_SIZE = 128;
     private static final int ALIGNMENT = 64;
-    private static final long JOIN_MILLIS = 10_000;
     private static final int UNLOCKED = 0;
     private static final int LOCKED = 1;
 
-    private final long packetsPerThread;
-    private final AtomicLong[] completed = new AtomicLong[THREADS];
-    private final Thread[] threads = new Thread[THREADS];
     private final AtomicInteger rootLock = new AtomicInteger(UNLOCKED);
     private final PfifoFast qdisc = new PfifoFast(BAND_LIMIT, SLOT_SIZE, THREADS * BULK);
     /** __QDISC_STATE_RUNNING: read and written under {@link #rootLock} only. */
     private boolean qdiscRunning;
-    private volatile boolean running;
-    private NicDevice device;
-    private boolean closed;
 
     /** Sends until closed. */
     public LockedQdiscVariant()
@@ -56,117 +45,19 @@ public final class LockedQdiscVariant implements TxVariant
     /** @param packetsPerThread each thread stops enqueuing after this many packets, and helps drain the rest. */
     public LockedQdiscVariant(final long packetsPerThread)
     {
-        if (packetsPerThread < 1)
-        {
-            throw new IllegalArgumentException("packetsPerThread " + packetsPerThread + " is not >= 1");
-        }
-        this.packetsPerThread = packetsPerThread;
-        for (int queue = 0; queue < THREADS; queue++)
-        {
-            completed[queue] = new AtomicLong();
-        }
-    }
-
-    @Override
-    public String name()
-    {
-        return NAME;
-    }
-
-    @Override
-    public void start()
-    {
-        if (null != device)
-        {
-            throw new IllegalStateException(NAME + " was already started");
-        }
-        device = NicDevice.open(DEVICE_SPEC);
-        running = true;
-        final NicDriver driver = device.port(0);
-        for (int queue = 0; queue < THREADS; queue++)
-        {
-            final int q = queue;
-            threads[queue] = Thread.ofPlatform().name(NAME + "-" + queue).start(() -> transmit(driver, q));
-        }
-    }
-
-    @Override
-    public Result runFor(final long nanos)
-    {
-        final long[] ids = new long[THREADS];
-        for (int queue = 0; queue < THREADS; queue++)
-        {
-            ids[queue] = threads[queue].threadId();
-        }
-        return WindowMeter.measure(this::delivered, ids, nanos);
-    }
-
-    /** The driver's counters for TX queue {@code queue}; only while running. */
-    public QueueStats driverStats(final int queue)
-    {
-        return device.port(0).stats(queue);
-    }
-
-    @Override
-    public long delivered()
-    {
-        long total = 0;
-        for (final AtomicLong count : completed)
-        {
-            total += count.get();
-        }
-        return total;
-    }
-
-    /**
-     * Stops the threads and waits up to 10 s for each; only then closes the device.
-     *
-     * @throws IllegalStateException if a thread did not stop in time; the device is left open.
-     */
-    @Override
-    public void close()
-    {
-        if (closed || null == device)
-        {
-            return;
-        }
-        running = false;
-        for (final Thread thread : threads)
-        {
-            join(thread);
-        }
-        closed = true;
-        device.close();
-    }
-
-    private static void join(final Thread thread)
-    {
-        try
-        {
-            thread.join(JOIN_MILLIS);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(NAME + ": interrupted while stopping " + thread.getName(), ex);
-        }
-        if (thread.isAlive())
-        {
-            throw new IllegalStateException(thread.getName() + " did not stop within " + JOIN_MILLIS +
-                " ms; its NIC device stays open");
-        }
+        super(NAME, packetsPerThread);
     }
 
     /** __dev_xmit_skb for every packet: enqueue under the root lock, and run the qdisc if no one else does. */
-    private void transmit(final NicDriver driver, final int queue)
+    @Override
+    protected void transmit(final NicDriver driver, final int queue, final AtomicLong count)
     {
         final BenchFrames frames = new BenchFrames(queue);
         final UnsafeBuffer frame = new UnsafeBuffer(BufferUtil.allocateDirectAligned(SLOT_SIZE, ALIGNMENT));
         final DescriptorBatch batch = new DescriptorBatch(BULK);
         final TxCompletion completion = new TxCompletion();
-        final AtomicLong count = completed[queue];
         long sent = 0;
-        while (running && sent < packetsPerThread)
+        while (isRunning() && sent < packetsPerThread)
         {
             final int length = frames.write(frame, 0);
             lock();
@@ -197,7 +88,7 @@ public final class LockedQdiscVariant implements TxVariant
         final NicDriver driver, final int queue, final DescriptorBatch batch, final TxCompletion completion,
         final AtomicLong count)
     {
-        while (running)
+        while (isRunning())
         {
             lock();
             final boolean idle = !qdiscRunning;

@@ -1,9 +1,7 @@
 package io.xmit.deploy.bench;
 
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -33,7 +31,6 @@ public final class NaivePipeline implements TxVariant
 
     private static final String DEVICE_SPEC = "null:tx=" + CPUS + ",rx=1,ring=1024";
     private static final long START_TIMEOUT_SECONDS = 10;
-    private static final long TERMINATION_TIMEOUT_SECONDS = 10;
     private static final AtomicInteger SYSTEMS = new AtomicInteger();
 
     private final long packetsPerQueue;
@@ -175,21 +172,7 @@ public final class NaivePipeline implements TxVariant
         {
             return;
         }
-        system.terminate();
-        try
-        {
-            system.getWhenTerminated().toCompletableFuture().get(TERMINATION_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(systemName + ": interrupted while terminating", ex);
-        }
-        catch (final ExecutionException | TimeoutException ex)
-        {
-            throw new IllegalStateException(systemName + " did not terminate within " + TERMINATION_TIMEOUT_SECONDS +
-                " s; its NIC device stays open", ex);
-        }
+        BenchSystems.terminate(system);
         for (int queue = 0; queue < CPUS; queue++)
         {
             closingStats[queue] = device.port(0).stats(queue);
@@ -236,17 +219,11 @@ public final class NaivePipeline implements TxVariant
 
     /**
      * One single-thread pool per CPU; the core thread never times out, so the thread whose allocations are
-     * measured stays the same. Quiet logging, and no JVM shutdown hook: each bench round has its own system.
+     * measured stays the same.
      */
     private static Config config()
     {
-        final StringBuilder text = new StringBuilder()
-            .append("akka.loglevel = WARNING\n")
-            .append("akka.stdout-loglevel = WARNING\n")
-            .append("akka.log-dead-letters = off\n")
-            .append("akka.log-dead-letters-during-shutdown = off\n")
-            .append("akka.jvm-shutdown-hooks = off\n")
-            .append("akka.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n");
+        final StringBuilder text = new StringBuilder();
         for (int cpu = 0; cpu < CPUS; cpu++)
         {
             text.append(dispatcherId(cpu)).append(" {\n")
@@ -257,6 +234,6 @@ public final class NaivePipeline implements TxVariant
                 .append("  throughput = 100\n")
                 .append("}\n");
         }
-        return ConfigFactory.parseString(text.toString());
+        return ConfigFactory.parseString(text.toString()).withFallback(BenchSystems.quietConfig());
     }
 }

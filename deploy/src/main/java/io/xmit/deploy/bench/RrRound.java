@@ -2,16 +2,13 @@ package io.xmit.deploy.bench;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.javadsl.Behaviors;
-import com.typesafe.config.ConfigFactory;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.PipelineConfig;
@@ -90,13 +87,8 @@ final class RrRound
     Result run(final long warmNanos, final long windowNanos)
     {
         final String systemName = "bench-rr-" + name + "-" + INSTANCES.incrementAndGet();
-        final ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), systemName, ConfigFactory.parseString(
-            "akka.loglevel = WARNING\n" +
-            "akka.stdout-loglevel = WARNING\n" +
-            "akka.log-dead-letters = off\n" +
-            "akka.log-dead-letters-during-shutdown = off\n" +
-            "akka.jvm-shutdown-hooks = off\n" +
-            "akka.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n"));
+        final ActorSystem<Void> system =
+            ActorSystem.create(Behaviors.empty(), systemName, BenchSystems.quietConfig());
         Thread generator = null;
         try
         {
@@ -130,8 +122,7 @@ final class RrRound
         }
         finally
         {
-            system.terminate();
-            await(system);
+            BenchSystems.terminate(system);
         }
     }
 
@@ -240,24 +231,6 @@ final class RrRound
         {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while the load ran", ex);
-        }
-    }
-
-    private static void await(final ActorSystem<Void> system)
-    {
-        try
-        {
-            system.getWhenTerminated().toCompletableFuture().get(STOP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(system.name() + ": interrupted while terminating", ex);
-        }
-        catch (final ExecutionException | TimeoutException ex)
-        {
-            throw new IllegalStateException(system.name() + " did not terminate within " + STOP_TIMEOUT_SECONDS +
-                " s", ex);
         }
     }
 }

@@ -4,17 +4,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.DispatcherSelector;
 import akka.actor.typed.javadsl.Behaviors;
-import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.OverflowPolicy;
 import io.xmit.actors.Pipeline;
@@ -140,7 +136,7 @@ public final class XmitTxVariant implements TxVariant
         {
             throw new IllegalStateException(systemName + " was already started");
         }
-        system = ActorSystem.create(Behaviors.empty(), systemName, config());
+        system = ActorSystem.create(Behaviors.empty(), systemName, BenchSystems.quietConfig());
         try
         {
             pipeline = Pipeline.start(system, PipelineConfig.defaults()
@@ -321,21 +317,7 @@ public final class XmitTxVariant implements TxVariant
             pipeline.close();
         }
         closed = true;
-        system.terminate();
-        try
-        {
-            system.getWhenTerminated().toCompletableFuture().get(STOP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(systemName + ": interrupted while terminating", ex);
-        }
-        catch (final ExecutionException | TimeoutException ex)
-        {
-            throw new IllegalStateException(systemName + " did not terminate within " + STOP_TIMEOUT_SECONDS + " s",
-                ex);
-        }
+        BenchSystems.terminate(system);
     }
 
     private boolean await(final CountDownLatch latch)
@@ -349,17 +331,5 @@ public final class XmitTxVariant implements TxVariant
             Thread.currentThread().interrupt();
             throw new IllegalStateException(systemName + ": interrupted while stopping the senders", ex);
         }
-    }
-
-    /** Quiet logging, and no JVM shutdown hook: each bench round has its own system. */
-    private static Config config()
-    {
-        return ConfigFactory.parseString(
-            "akka.loglevel = WARNING\n" +
-            "akka.stdout-loglevel = WARNING\n" +
-            "akka.log-dead-letters = off\n" +
-            "akka.log-dead-letters-during-shutdown = off\n" +
-            "akka.jvm-shutdown-hooks = off\n" +
-            "akka.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n");
     }
 }

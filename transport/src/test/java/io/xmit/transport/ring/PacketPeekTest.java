@@ -76,9 +76,7 @@ class PacketPeekTest
         assertEquals(ends[4], subscription.position());
         assertEquals(publication.position(), subscription.position());
 
-        final List<Peeked> after = new ArrayList<>();
-        assertEquals(0, subscription.peek(recordAll(after)), "nothing left after consuming");
-        assertEquals(List.of(), after);
+        assertEquals(List.of(), peekSeqs(subscription), "nothing left after consuming");
         subscription.consumePeeked();
         assertEquals(ends[4], subscription.position(), "consuming an empty peek is a no-op");
     }
@@ -102,9 +100,7 @@ class PacketPeekTest
         subscription.consumePeeked();
         assertEquals(ends[2], subscription.position(), "the BREAK frame is consumed with the ones before it");
 
-        final List<Peeked> rest = new ArrayList<>();
-        assertEquals(2, subscription.peek(recordAll(rest)));
-        assertEquals(List.of(3L, 4L), seqs(rest));
+        assertEquals(List.of(3L, 4L), peekSeqs(subscription));
     }
 
     @Test
@@ -126,9 +122,7 @@ class PacketPeekTest
         subscription.consumePeeked();
         assertEquals(ends[1], subscription.position(), "the position stops before the aborted frame");
 
-        final List<Peeked> rest = new ArrayList<>();
-        assertEquals(3, subscription.peek(recordAll(rest)));
-        assertEquals(List.of(2L, 3L, 4L), seqs(rest), "the aborted frame comes first in the next peek");
+        assertEquals(List.of(2L, 3L, 4L), peekSeqs(subscription), "the aborted frame comes first in the next peek");
     }
 
     @Test
@@ -152,9 +146,8 @@ class PacketPeekTest
         subscription.consumePeeked();
         assertEquals(ends[2], subscription.position(), "the frames finished before the throw are consumed");
 
-        final List<Peeked> rest = new ArrayList<>();
-        assertEquals(2, subscription.peek(recordAll(rest)));
-        assertEquals(List.of(3L, 4L), seqs(rest), "the frame whose handler threw comes first in the next peek");
+        assertEquals(List.of(3L, 4L), peekSeqs(subscription),
+            "the frame whose handler threw comes first in the next peek");
     }
 
     @Test
@@ -175,9 +168,7 @@ class PacketPeekTest
         subscription.consumePeeked();
         assertEquals(0, subscription.position());
 
-        final List<Peeked> all = new ArrayList<>();
-        assertEquals(3, subscription.peek(recordAll(all)));
-        assertEquals(List.of(0L, 1L, 2L), seqs(all));
+        assertEquals(List.of(0L, 1L, 2L), peekSeqs(subscription));
     }
 
     @Test
@@ -294,15 +285,12 @@ class PacketPeekTest
         assertEquals(1, adminActions, "one term end crossed");
         assertEquals(TERM_LENGTH + 10L * 192, publication.position());
 
-        final List<Peeked> firstTerm = new ArrayList<>();
-        assertEquals(11, subscription.peek(recordAll(firstTerm)), "the rest of the first term and no more");
-        assertEquals(List.of(330L, 331L, 332L, 333L, 334L, 335L, 336L, 337L, 338L, 339L, 340L), seqs(firstTerm));
+        assertEquals(List.of(330L, 331L, 332L, 333L, 334L, 335L, 336L, 337L, 338L, 339L, 340L),
+            peekSeqs(subscription), "the rest of the first term and no more");
         subscription.consumePeeked();
         assertEquals(TERM_LENGTH, subscription.position(), "consumed to the term end, padding included");
 
-        final List<Peeked> secondTerm = new ArrayList<>();
-        assertEquals(10, subscription.peek(recordAll(secondTerm)));
-        assertEquals(List.of(341L, 342L, 343L, 344L, 345L, 346L, 347L, 348L, 349L, 350L), seqs(secondTerm));
+        assertEquals(List.of(341L, 342L, 343L, 344L, 345L, 346L, 347L, 348L, 349L, 350L), peekSeqs(subscription));
         subscription.consumePeeked();
         assertEquals(publication.position(), subscription.position());
     }
@@ -490,6 +478,15 @@ class PacketPeekTest
     private static List<Long> seqs(final List<Peeked> peeked)
     {
         return peeked.stream().map(Peeked::seq).toList();
+    }
+
+    /** Peeks with CONTINUE on every frame and returns their seqs, after checking the peek took every one. */
+    private static List<Long> peekSeqs(final PacketSubscription subscription)
+    {
+        final List<Peeked> peeked = new ArrayList<>();
+        final int taken = subscription.peek(recordAll(peeked));
+        assertEquals(peeked.size(), taken, "a CONTINUE peek takes every frame it offers");
+        return seqs(peeked);
     }
 
     /** Sends {@code count} frames of {@code length} bytes from {@code firstSeq}; the ring positions after each. */
