@@ -683,17 +683,35 @@ public final class Pipeline implements AutoCloseable
                 return stopReport.books();
             }
         }
-        final List<QueueBooks> books = new ArrayList<>();
-        for (int p = 0; p < qdiscs.length; p++)
+        if (terminated.isDone())
         {
-            for (int q = 0; q < qdiscs[p].length; q++)
+            // A failure stopped the actors: their engines stand still, and are read directly.
+            final List<QueueBooks> books = new ArrayList<>();
+            for (int p = 0; p < qdiscs.length; p++)
             {
-                final ActorRef<QdiscActor.Command> qdisc = qdiscs[p][q];
+                for (int q = 0; q < qdiscs[p].length; q++)
+                {
+                    books.add(engines.qdiscs()[p][q].books(engines.txqs()[p][q]));
+                }
+            }
+            return new Accounting(accepted(), books);
+        }
+        return new Accounting(accepted(), askBooks());
+    }
+
+    /** Each TX queue's books, read on its qdisc's thread. */
+    private List<QueueBooks> askBooks()
+    {
+        final List<QueueBooks> books = new ArrayList<>();
+        for (final ActorRef<QdiscActor.Command>[] port : qdiscs)
+        {
+            for (final ActorRef<QdiscActor.Command> qdisc : port)
+            {
                 books.add(await(AskPattern.ask(qdisc, QdiscActor.GetBooks::new, CONTROL_TIMEOUT,
                     system.scheduler()), "reading the books of " + qdisc.path().name()));
             }
         }
-        return new Accounting(accepted(), books);
+        return books;
     }
 
     /**
@@ -863,16 +881,7 @@ public final class Pipeline implements AutoCloseable
 
     private boolean drained()
     {
-        final List<QueueBooks> books = new ArrayList<>();
-        for (final ActorRef<QdiscActor.Command>[] port : qdiscs)
-        {
-            for (final ActorRef<QdiscActor.Command> qdisc : port)
-            {
-                books.add(await(AskPattern.ask(qdisc, QdiscActor.GetBooks::new, CONTROL_TIMEOUT,
-                    system.scheduler()), "reading the books of " + qdisc.path().name()));
-            }
-        }
-        if (!new Accounting(accepted(), books).atRest())
+        if (!new Accounting(accepted(), askBooks()).atRest())
         {
             return false;
         }

@@ -27,7 +27,11 @@ final class Supervision
 {
     static final Duration MIN_BACKOFF = Duration.ofMillis(5);
     static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
-    static final Duration RESET_AFTER = Duration.ofSeconds(1);
+    /**
+     * Calm after a restart that forgets the failures before it: short, so that independent failures seconds apart
+     * never add up to the limit, yet far longer than a crash loop takes to fail again after its restart.
+     */
+    static final Duration RESET_AFTER = Duration.ofMillis(250);
     static final int MAX_RESTARTS = 10;
 
     private Supervision()

@@ -28,12 +28,14 @@ import java.util.Map;
 final class BenchCommand
 {
     private static final String HELP = """
-        usage: xmit bench tx|rr|all [options]
+        usage: xmit bench tx|rr|all|trace [options]
           tx                 64-byte UDP frames from 2 CPUs to the null device: xmit, no-bypass, bulk-1,
                              locked-qdisc, akka-naive, aeron-raw (Mpps, bytes allocated per packet, ratios to xmit)
           rr                 request/response over the loop device at a fixed load: hash, xps-cpus, xps-rxqs
                              (RTT mean and percentiles, replies sent from another CPU than the request arrived on)
           all                tx, then rr
+          trace              tx's xmit beside the same pipeline with tracing configured: a flow filter that
+                             matches nothing (trace-miss) and 1 in 1,000 sampled (trace-1k)
           --quick            short rounds for CI: all in under a minute (default: a few minutes)
           --rounds N         measured rounds after the warm-up round (default 5, quick 3 for tx and 2 for rr)
           --json FILE        also write the figures as JSON
@@ -65,7 +67,7 @@ final class BenchCommand
                 case "--rounds" -> rounds = Args.intArg(arg, Args.value(args, ++i, arg), 1, 100);
                 case "--json" -> json = Path.of(Args.value(args, ++i, arg));
                 case "--report" -> report = Path.of(Args.value(args, ++i, arg));
-                case "tx", "rr", "all" ->
+                case "tx", "rr", "all", "trace" ->
                 {
                     if (null != scenario)
                     {
@@ -78,13 +80,18 @@ final class BenchCommand
         }
         if (null == scenario)
         {
-            throw new UsageException("which scenario: tx, rr or all (see xmit bench --help)");
+            throw new UsageException("which scenario: tx, rr, all or trace (see xmit bench --help)");
         }
         quietLogging();
 
+        final boolean tracing = "trace".equals(scenario);
         final boolean runTx = !"rr".equals(scenario);
-        final boolean runRr = !"tx".equals(scenario);
+        final boolean runRr = "rr".equals(scenario) || "all".equals(scenario);
         TxBench.Options tx = quick ? TxBench.Options.QUICK : TxBench.Options.FULL;
+        if (tracing)
+        {
+            tx = new TxBench.Options(tx.rounds(), tx.millis(), TxBench.TRACE_VARIANTS);
+        }
         RrBench.Options rr = quick ? RrBench.Options.QUICK : RrBench.Options.FULL;
         if (rounds > 0)
         {
@@ -99,7 +106,7 @@ final class BenchCommand
         {
             if (runTx)
             {
-                results.add(TxBench.run(tx, out));
+                results.add(TxBench.run(tracing ? TxBench.TRACE_SCENARIO : TxBench.SCENARIO, tx, out));
                 print(results.getLast(), out);
             }
             if (runRr)

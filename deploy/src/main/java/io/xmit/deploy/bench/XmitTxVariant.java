@@ -20,6 +20,8 @@ import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsPreset;
 import io.xmit.actors.cpu.Cpus;
 import io.xmit.actors.stats.CounterType;
+import io.xmit.actors.trace.TraceConfig;
+import io.xmit.actors.trace.TraceSelector;
 import io.xmit.transport.nic.QueueStats;
 
 /**
@@ -39,6 +41,10 @@ public final class XmitTxVariant implements TxVariant
     public static final String NAME = "xmit";
     public static final String NO_BYPASS_NAME = "no-bypass";
     public static final String BULK_1_NAME = "bulk-1";
+    public static final String TRACE_MISS_NAME = "trace-miss";
+    public static final String TRACE_1K_NAME = "trace-1k";
+    /** A flow filter no packet of this bench matches (its frames go to 10.0.0.2:11211). */
+    static final String TRACE_MISS = "flow=udp:*:*-10.9.9.9:1";
     public static final int CPUS = 2;
     public static final int BULK = 64;
     /**
@@ -64,6 +70,7 @@ public final class XmitTxVariant implements TxVariant
     private final int bulk;
     private final long packetsPerQueue;
     private final int spinPolls;
+    private final TraceConfig trace;
     private final String systemName;
     private final AtomicReferenceArray<Thread> threads = new AtomicReferenceArray<>(CPUS);
     private final CountDownLatch sendersStopped = new CountDownLatch(CPUS);
@@ -80,19 +87,33 @@ public final class XmitTxVariant implements TxVariant
     /** The pipeline as configured by default (bypass, bulk {@link #BULK}), sending until closed. */
     public static XmitTxVariant xmit()
     {
-        return new XmitTxVariant(NAME, true, BULK, Long.MAX_VALUE, DEFAULT_SPIN_POLLS);
+        return new XmitTxVariant(NAME, true, BULK, Long.MAX_VALUE, DEFAULT_SPIN_POLLS, TraceConfig.OFF);
     }
 
     /** The pipeline with the qdisc's bypass off, sending until closed. */
     public static XmitTxVariant noBypass()
     {
-        return new XmitTxVariant(NO_BYPASS_NAME, false, BULK, Long.MAX_VALUE, DEFAULT_SPIN_POLLS);
+        return new XmitTxVariant(NO_BYPASS_NAME, false, BULK, Long.MAX_VALUE, DEFAULT_SPIN_POLLS, TraceConfig.OFF);
     }
 
     /** The pipeline with one packet per {@code tx_burst}, sending until closed. */
     public static XmitTxVariant bulkOne()
     {
-        return new XmitTxVariant(BULK_1_NAME, true, 1, Long.MAX_VALUE, DEFAULT_SPIN_POLLS);
+        return new XmitTxVariant(BULK_1_NAME, true, 1, Long.MAX_VALUE, DEFAULT_SPIN_POLLS, TraceConfig.OFF);
+    }
+
+    /** The pipeline with tracing configured by a flow filter that matches none of its packets. */
+    public static XmitTxVariant traceMiss()
+    {
+        return new XmitTxVariant(TRACE_MISS_NAME, true, BULK, Long.MAX_VALUE, DEFAULT_SPIN_POLLS,
+            TraceConfig.OFF.withSelector(TraceSelector.parse(TRACE_MISS)));
+    }
+
+    /** The pipeline tracing 1 in 1,000 packets (events into the trace ring, drained by the tracer; no file). */
+    public static XmitTxVariant traceOneInThousand()
+    {
+        return new XmitTxVariant(TRACE_1K_NAME, true, BULK, Long.MAX_VALUE, DEFAULT_SPIN_POLLS,
+            TraceConfig.OFF.withSelector(TraceSelector.parse("sample=1000")));
     }
 
     /**
@@ -101,9 +122,10 @@ public final class XmitTxVariant implements TxVariant
      * @param bulk            the pipeline's {@link PipelineConfig#bulkLimit()}.
      * @param packetsPerQueue each sender stops after its socket accepted this many packets.
      * @param spinPolls       the pipeline's {@link PipelineConfig#spinPolls()}.
+     * @param trace           the pipeline's {@link PipelineConfig#trace()}.
      */
-    public XmitTxVariant(
-        final String name, final boolean bypass, final int bulk, final long packetsPerQueue, final int spinPolls)
+    public XmitTxVariant(final String name, final boolean bypass, final int bulk, final long packetsPerQueue,
+        final int spinPolls, final TraceConfig trace)
     {
         if (packetsPerQueue < 1)
         {
@@ -114,6 +136,7 @@ public final class XmitTxVariant implements TxVariant
         this.bulk = bulk;
         this.packetsPerQueue = packetsPerQueue;
         this.spinPolls = spinPolls;
+        this.trace = trace;
         this.systemName = "bench-" + name + "-" + INSTANCES.incrementAndGet();
     }
 
@@ -147,7 +170,8 @@ public final class XmitTxVariant implements TxVariant
                 .withQdiscBypass(bypass)
                 .withSpinPolls(spinPolls)
                 .withRingTerms(QDISC_RING_TERM, SOCKET_RING_TERM)
-                .withXps(XpsPreset.CPUS, List.of()));
+                .withXps(XpsPreset.CPUS, List.of())
+                .withTrace(trace));
             running = true;
             for (int cpu = 0; cpu < CPUS; cpu++)
             {

@@ -43,7 +43,7 @@ class TxBenchTest
             List.of(result(2_000_000, 0), result(4_000_000, 0), result(8_000_000, 0)),
             List.of(result(1_000_000, 3), result(1_000_000, 1), result(4_000_000, 0)));
 
-        final ScenarioResult summary = TxBench.summarise(List.of("xmit", "akka-naive"), results, "setup");
+        final ScenarioResult summary = TxBench.summarise(TxBench.SCENARIO, List.of("xmit", "akka-naive"), results, "setup");
 
         assertEquals("tx", summary.scenario());
         assertEquals(3, summary.rounds());

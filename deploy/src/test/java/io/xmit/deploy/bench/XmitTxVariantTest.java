@@ -4,6 +4,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.xmit.actors.stats.CounterType;
 import io.xmit.transport.nic.QueueStats;
+import io.xmit.actors.trace.TraceConfig;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -28,7 +30,8 @@ class XmitTxVariantTest
         throws InterruptedException
     {
         final XmitTxVariant variant =
-            new XmitTxVariant("test", bypass, bulk, PACKETS_PER_QUEUE, XmitTxVariant.DEFAULT_SPIN_POLLS);
+            new XmitTxVariant("test", bypass, bulk, PACKETS_PER_QUEUE, XmitTxVariant.DEFAULT_SPIN_POLLS,
+                TraceConfig.OFF);
         try (variant)
         {
             variant.start();
