@@ -195,6 +195,11 @@ final class BenchCommand
             return "n/a";
         }
         final double magnitude = Math.abs(value);
+        if (magnitude > 0 && magnitude < 0.01)
+        {
+            // A small value that is not 0 (a few bytes allocated over millions of packets) must not print as 0.
+            return String.format(Locale.ROOT, "%.1e", value);
+        }
         return String.format(Locale.ROOT, magnitude >= 100 ? "%.0f" : magnitude >= 10 ? "%.1f" : "%.2f", value);
     }
 

@@ -51,7 +51,7 @@ class BenchCommandTest
         assertEquals(List.of("tx", "rr"), scenarios.stream().map(s -> s.getString("scenario")).toList());
 
         final Config tx = scenarios.get(0);
-        assertEquals(List.copyOf(TxBench.VARIANTS.keySet()), names(tx));
+        assertEquals(TxBench.TX_VARIANTS, names(tx));
         for (final Config variant : tx.getConfigList("variants"))
         {
             assertPositive(variant, "mpps");
@@ -92,7 +92,7 @@ class BenchCommandTest
                 rows.put(row.getAttribute("data-variant"), row);
             }
         }
-        assertEquals(TxBench.VARIANTS.size() + RrBench.VARIANTS.size(), rows.size());
+        assertEquals(TxBench.TX_VARIANTS.size() + RrBench.VARIANTS.size(), rows.size());
         for (final Config scenario : scenarios)
         {
             for (final Config variant : scenario.getConfigList("variants"))
@@ -103,6 +103,25 @@ class BenchCommandTest
                 assertTrue(median(row, figure) > 0, figure + " of " + variant.getString("name"));
             }
         }
+    }
+
+    @Test
+    void quickTraceComparesTheTracedPipelinesToTheUntracedOne() throws Exception
+    {
+        final Path json = dir.resolve("trace.json");
+        final RunCommandTest.Result result = RunCommandTest.xmit("bench", "trace", "--quick", "--rounds", "1",
+            "--json", json.toString());
+        assertEquals(Main.EXIT_OK, result.code(), result.err());
+        final Config trace = ConfigFactory.parseString(Files.readString(json),
+            ConfigParseOptions.defaults().setSyntax(ConfigSyntax.JSON));
+        assertEquals("trace", trace.getString("scenario"));
+        assertEquals(TxBench.TRACE_VARIANTS, names(trace));
+        for (final Config variant : trace.getConfigList("variants"))
+        {
+            assertPositive(variant, "mpps");
+        }
+        assertTrue(trace.getDouble("ratios.\"xmit/trace-miss\".median") > 0);
+        assertTrue(trace.getDouble("ratios.\"xmit/trace-1k\".median") > 0);
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.xmit.deploy.bench;
 
+import java.util.Locale;
+
 /**
  * A figure a bench is held against (the issue's targets), and whether this run met it. A missed target is reported,
  * not an error: the machines are noisy, and the figure is what the reader needs.
@@ -23,6 +25,7 @@ public record Target(String figure, boolean atLeast, double bound, double value)
 
     private static String format(final double bound)
     {
-        return bound == Math.rint(bound) ? Long.toString((long)bound) : Double.toString(bound);
+        return bound == Math.rint(bound) ? Long.toString((long)bound) :
+            String.format(Locale.ROOT, "%.3f", bound);
     }
 }
