@@ -308,7 +308,8 @@ public final class UdpSocket implements AutoCloseable
             claim.commit();
             return result;
         }
-        final long traceId = RingFrameHeader.NO_TRACE_ID != inheritedTrace ? inheritedTrace : trace.select(flow, id);
+        final long traceId = RingFrameHeader.NO_TRACE_ID != inheritedTrace ? inheritedTrace :
+            flow == connectedFlow ? trace.selectStable(flow, id) : trace.select(flow, id);
         claim.putHeader(flowHash, id, priority, RingFrameHeader.NO_RX_QUEUE,
             oooOkay ? RingFrameHeader.FLAG_OOO_OKAY : 0, traceId, 0);
         if (RingFrameHeader.NO_TRACE_ID != traceId)

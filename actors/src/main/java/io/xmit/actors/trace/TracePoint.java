@@ -22,6 +22,8 @@ public final class TracePoint
     private final int port;
     private final int queue;
     private int countdown;
+    private TraceSelector stableSelector;
+    private boolean stableMatch;
 
     TracePoint(final Tracer tracer, final int port, final int queue)
     {
@@ -42,6 +44,31 @@ public final class TracePoint
         {
             return RingFrameHeader.NO_TRACE_ID;
         }
+        return count(selector);
+    }
+
+    /**
+     * {@link #select} for a flow that never changes at this point (a connected socket's): whether the selector matches
+     * it is decided once per selector, so a filter that matches nothing costs a load and a compare per packet.
+     */
+    public long selectStable(final FlowKey flow, final int socketId)
+    {
+        final TraceSelector selector = tracer.current();
+        if (null == selector)
+        {
+            return RingFrameHeader.NO_TRACE_ID;
+        }
+        if (selector != stableSelector)
+        {
+            stableMatch = selector.matches(flow, socketId);
+            stableSelector = selector;
+        }
+        return stableMatch ? count(selector) : RingFrameHeader.NO_TRACE_ID;
+    }
+
+    /** 1 in {@code every} of the packets the selector matches. */
+    private long count(final TraceSelector selector)
+    {
         if (--countdown > 0)
         {
             return RingFrameHeader.NO_TRACE_ID;
