@@ -70,10 +70,22 @@ public class TraceBenchmark
         counters.close();
     }
 
+    /** An unconnected send: the selector looks at the flow of every packet. */
     @Benchmark
     public long txPacket()
     {
-        final long traceId = socket.select(flow, 7);
+        return traced(socket.select(flow, 7));
+    }
+
+    /** A connected socket's send: whether the selector matches its flow is decided once per selector. */
+    @Benchmark
+    public long txPacketConnected()
+    {
+        return traced(socket.selectStable(flow, 7));
+    }
+
+    private long traced(final long traceId)
+    {
         if (RingFrameHeader.NO_TRACE_ID != traceId)
         {
             socket.sent(traceId, 1, 7, false, frame, 0, 74);
