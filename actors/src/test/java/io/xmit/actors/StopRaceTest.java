@@ -1,0 +1,87 @@
+package io.xmit.actors;
+
+import akka.actor.testkit.typed.javadsl.ActorTestKit;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Stops racing sends: threads send as fast as they can while the pipeline stops under them, which releases the rings
+ * they write into. The send gate makes each sender see {@link SendResult#STOPPED} instead of touching released memory
+ * (a failure here is the JVM crashing), and every send that was accepted is in the books.
+ */
+@Timeout(120)
+class StopRaceTest
+{
+    private static final ActorTestKit KIT = ActorTestKit.create();
+    private static final int SENDERS = 3;
+    private static final int STOPS = 12;
+
+    @AfterAll
+    static void shutdown()
+    {
+        KIT.shutdownTestKit();
+    }
+
+    @Test
+    void sendersRacingAStopAreRefusedAndEveryAcceptedSendIsInTheBooks() throws Exception
+    {
+        final Random random = new Random(42);
+        for (int run = 0; run < STOPS; run++)
+        {
+            final Pipeline pipeline = Pipeline.start(KIT.system(),
+                EndToEndSupport.loopConfig("stop-race-" + run, 2, XpsPreset.NONE));
+            final AtomicLongArray accepted = new AtomicLongArray(SENDERS);
+            final AtomicLongArray last = new AtomicLongArray(SENDERS);
+            final CountDownLatch started = new CountDownLatch(SENDERS);
+            final Thread[] threads = new Thread[SENDERS];
+            for (int s = 0; s < SENDERS; s++)
+            {
+                final int index = s;
+                final UdpSocket socket = pipeline.openUdp(SocketOptions.udp4(30_000 + s).onPort(1)
+                    .connect(Endpoint.of("10.0.0.1", 9)));
+                threads[s] = Thread.ofPlatform().name("racing-sender-" + s).start(() ->
+                {
+                    final UnsafeBuffer payload = new UnsafeBuffer(new byte[32]);
+                    started.countDown();
+                    long result;
+                    do
+                    {
+                        result = socket.send(payload, 0, payload.capacity());
+                        if (result > 0)
+                        {
+                            accepted.incrementAndGet(index);
+                        }
+                    }
+                    while (result > 0 || SendResult.BACK_PRESSURED == result);
+                    last.set(index, result);
+                });
+            }
+            started.await(10, TimeUnit.SECONDS);
+            Thread.sleep(1 + random.nextInt(20));
+            final StopReport report = pipeline.stop(Duration.ofSeconds(2));
+            long total = 0;
+            for (int s = 0; s < SENDERS; s++)
+            {
+                threads[s].join(TimeUnit.SECONDS.toMillis(10));
+                assertEquals(SendResult.STOPPED, last.get(s), "run " + run + " sender " + s + ": " +
+                    SendResult.name(last.get(s)));
+                total += accepted.get(s);
+            }
+            assertTrue(total > 0, "run " + run + ": the senders were sending when the stop came");
+            assertTrue(report.books().balances(), report.line());
+            assertEquals(total, report.books().accepted(), report.line());
+        }
+    }
+}
