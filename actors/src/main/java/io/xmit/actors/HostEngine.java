@@ -65,6 +65,7 @@ final class HostEngine implements NeighbourHandler
     private final HostPath path;
     private final PipelineConfig.PortAddress address;
     private final PacketSubscription ring;
+    private final PacketSubscription holdRing;
     private final SocketTable sockets;
     private final NeighbourTable table;
     private final IcmpRateLimiter limiter;
@@ -99,6 +100,7 @@ final class HostEngine implements NeighbourHandler
         final PortContext port,
         final HostPath path,
         final PacketSubscription ring,
+        final PacketSubscription holdRing,
         final SocketTable sockets,
         final int txCount,
         final CountersFile counters)
@@ -107,6 +109,7 @@ final class HostEngine implements NeighbourHandler
         this.path = path;
         this.address = path.address();
         this.ring = ring;
+        this.holdRing = holdRing;
         this.sockets = sockets;
         this.out = new UnsafeBuffer(new byte[Math.max(port.maxFrame(), NeighbourConfig.DEFAULT_MAX_FRAME_LENGTH)]);
         this.finished = new UnsafeBuffer(new byte[out.capacity()]);
@@ -147,7 +150,9 @@ final class HostEngine implements NeighbourHandler
     int poll()
     {
         now = System.nanoTime();
+        // What arrived first (an ARP reply resolves what the senders hold), then what the senders hand over.
         int work = ring.poll(onFrame, POLL_LIMIT);
+        work += holdRing.poll(onFrame, POLL_LIMIT);
         work += table.poll(now);
         if (now - lastUseScan >= USE_SCAN_NANOS)
         {
@@ -162,10 +167,10 @@ final class HostEngine implements NeighbourHandler
     }
 
     /** What the host put into TX queues' rings, for the pipeline's books; any thread. */
-    /** How far this engine has read its host ring (for a graceful stop's drain). */
+    /** How far this engine has read its rings (for a graceful stop's drain). */
     long ringPosition()
     {
-        return ring.position();
+        return ring.position() + holdRing.position();
     }
 
     long sent()

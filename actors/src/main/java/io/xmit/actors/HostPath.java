@@ -35,21 +35,29 @@ final class HostPath
     private final PipelineConfig.PortAddress address;
     private final int subnetMask;
     private final PacketPublication ring;
+    private final PacketPublication holdRing;
     private final AtomicCounter ringFull;
     private volatile NextHops nextHops = NextHops.EMPTY;
 
-    HostPath(final PipelineConfig.PortAddress address, final PacketPublication ring, final AtomicCounter ringFull)
+    /**
+     * @param ring     what the RX queues hand over: ARP, ICMP, UDP to a closed port.
+     * @param holdRing what senders hand over while their next hop resolves: apart, so that a flood of them cannot
+     *                 crowd out the ARP reply that would resolve it.
+     */
+    HostPath(final PipelineConfig.PortAddress address, final PacketPublication ring, final PacketPublication holdRing,
+        final AtomicCounter ringFull)
     {
         this.address = address;
         this.subnetMask = 0 == address.prefix() ? 0 : -1 << (32 - address.prefix());
         this.ring = ring;
+        this.holdRing = holdRing;
         this.ringFull = ringFull;
     }
 
-    /** How far the RX queues have written the host ring (for a graceful stop's drain). */
+    /** How far the RX queues and senders have written the host's rings (for a graceful stop's drain). */
     long ringPosition()
     {
-        return ring.position();
+        return ring.position() + holdRing.position();
     }
 
     PipelineConfig.PortAddress address()
@@ -57,9 +65,10 @@ final class HostPath
         return address;
     }
 
-    PacketPublication ring()
+    /** The ring senders hand datagrams to while their next hop resolves. */
+    PacketPublication holdRing()
     {
-        return ring;
+        return holdRing;
     }
 
     NextHops nextHops()

@@ -75,6 +75,7 @@ public final class Pipeline implements AutoCloseable
     private static final int QDISC_STREAM_BASE = 1000;
     private static final int SOCKET_STREAM_BASE = 100_000;
     private static final int HOST_STREAM_BASE = 50_000;
+    private static final int HOST_HOLD_STREAM_BASE = 60_000;
 
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
@@ -244,6 +245,7 @@ public final class Pipeline implements AutoCloseable
             final RingDoorbell hostDoorbell = new RingDoorbell(hostWake);
             final HostPath host = address.hostBasics() ? new HostPath(address,
                 rings.addPublication(HOST_STREAM_BASE + p, hostDoorbell, config.socketRingTerm()),
+                rings.addPublication(HOST_HOLD_STREAM_BASE + p, hostDoorbell, config.socketRingTerm()),
                 counters.allocate(CounterType.HOST_DROP_RING_FULL, "port=" + p)) : null;
             ports[p] = new PortContext(p, address, qdiscRings, hasher, driver.maxFrame(),
                 initialMap(config, p, txCount, rxCount), gate, host);
@@ -284,7 +286,8 @@ public final class Pipeline implements AutoCloseable
             if (null != host)
             {
                 final HostEngine engine = new HostEngine(ports[p], host,
-                    rings.addSubscription(HOST_STREAM_BASE + p, hostDoorbell), sockets, txCount, counters);
+                    rings.addSubscription(HOST_STREAM_BASE + p, hostDoorbell),
+                    rings.addSubscription(HOST_HOLD_STREAM_BASE + p, hostDoorbell), sockets, txCount, counters);
                 engines.hosts()[p] = engine;
                 spawn(system, guardian, "host-" + p, HostActor.create(new RingDutyCycle(hostDoorbell, engine::poll, 0, 0),
                     hostWake, counters.allocate(CounterType.STAGE_RESTARTS, "port=" + p + " stage=host")), cpus[0]);

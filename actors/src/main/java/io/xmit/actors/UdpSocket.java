@@ -275,7 +275,7 @@ public final class UdpSocket implements AutoCloseable
         final long destinationMac = null == host || FlowKey.FAMILY_IPV4 != flow.family() ? address.peerMac() :
             host.resolve((int)flow.dstLo());
         final boolean hold = HostPath.UNRESOLVED == destinationMac;
-        final PacketPublication ring = hold ? host.ring() : portContext.qdiscRing(txq);
+        final PacketPublication ring = hold ? host.holdRing() : portContext.qdiscRing(txq);
 
         long result = ring.tryClaim(frameLength, claim);
         if (PacketPublication.ADMIN_ACTION == result)

@@ -53,7 +53,7 @@ public final class XmitTxVariant implements TxVariant
      */
     public static final int DEFAULT_SPIN_POLLS = 0;
 
-    private static final String DEVICE_SPEC = "null:tx=" + CPUS + ",rx=1,ring=1024";
+    private static final String NULL_DEVICE = "null:tx=" + CPUS + ",rx=1,ring=1024";
     private static final int QUOTA = 64;
     private static final int BAND_LIMIT = 1000;
     private static final int QDISC_RING_TERM = 1 << 23;
@@ -71,6 +71,7 @@ public final class XmitTxVariant implements TxVariant
     private final long packetsPerQueue;
     private final int spinPolls;
     private final TraceConfig trace;
+    private final String device;
     private final String systemName;
     private final AtomicReferenceArray<Thread> threads = new AtomicReferenceArray<>(CPUS);
     private final CountDownLatch sendersStopped = new CountDownLatch(CPUS);
@@ -117,6 +118,15 @@ public final class XmitTxVariant implements TxVariant
     }
 
     /**
+     * The default pipeline on another device, e.g. {@code afpacket:if=xb0,queues=2}: with afpacket the port is the
+     * interface's default (10.0.0.1/24, ARP on), sending to 10.0.0.2:11211 on the link.
+     */
+    public static XmitTxVariant onDevice(final String name, final String device)
+    {
+        return new XmitTxVariant(name, true, BULK, Long.MAX_VALUE, DEFAULT_SPIN_POLLS, TraceConfig.OFF, device);
+    }
+
+    /**
      * @param name            the variant's name, also the prefix of its ActorSystem's name.
      * @param bypass          the pipeline's {@link PipelineConfig#qdiscBypass()}.
      * @param bulk            the pipeline's {@link PipelineConfig#bulkLimit()}.
@@ -126,6 +136,12 @@ public final class XmitTxVariant implements TxVariant
      */
     public XmitTxVariant(final String name, final boolean bypass, final int bulk, final long packetsPerQueue,
         final int spinPolls, final TraceConfig trace)
+    {
+        this(name, bypass, bulk, packetsPerQueue, spinPolls, trace, NULL_DEVICE);
+    }
+
+    private XmitTxVariant(final String name, final boolean bypass, final int bulk, final long packetsPerQueue,
+        final int spinPolls, final TraceConfig trace, final String device)
     {
         if (packetsPerQueue < 1)
         {
@@ -137,6 +153,7 @@ public final class XmitTxVariant implements TxVariant
         this.packetsPerQueue = packetsPerQueue;
         this.spinPolls = spinPolls;
         this.trace = trace;
+        this.device = device;
         this.systemName = "bench-" + name + "-" + INSTANCES.incrementAndGet();
     }
 
@@ -164,7 +181,7 @@ public final class XmitTxVariant implements TxVariant
         {
             pipeline = Pipeline.start(system, PipelineConfig.defaults()
                 .withName(systemName)
-                .withDevice(DEVICE_SPEC)
+                .withDevice(device)
                 .withCpus(CPUS)
                 .withQdisc(QUOTA, bulk, BAND_LIMIT, OverflowPolicy.BACKPRESSURE)
                 .withQdiscBypass(bypass)
