@@ -5,11 +5,11 @@ import akka.actor.typed.javadsl.Behaviors;
 import com.typesafe.config.ConfigFactory;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
-import io.xmit.actors.SendResult;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.StopReport;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.stats.CounterType;
+import io.xmit.deploy.bench.RequestPacer;
 import io.xmit.actors.trace.TraceConfig;
 
 import org.HdrHistogram.Histogram;
@@ -30,7 +30,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The built-in scenario of {@code xmit run}. Port A (10.0.0.1) runs a UDP request/response service on port 11211
@@ -51,7 +50,8 @@ final class RunScenario
     static final int SERVICE_RECEIVE_BUFFER = 4 << 20;
 
     private static final Logger LOG = LoggerFactory.getLogger(RunScenario.class);
-    private static final long SPIN_NS = 20_000;
+    /** A request: its send time, then padding to a small datagram's length. */
+    private static final int PAYLOAD = 32;
     private static final long DRAIN_NS = TimeUnit.SECONDS.toNanos(2);
     private static final long HOOK_WAIT_S = 30;
     private static final int BAR_WIDTH = 20;
@@ -325,43 +325,7 @@ final class RunScenario
         /** One thread paces requests at the offered rate over all client sockets, round-robin. */
         void offer(final List<UdpSocket> clients)
         {
-            final UnsafeBuffer payload = new UnsafeBuffer(new byte[32]);
-            final long interval = TimeUnit.SECONDS.toNanos(1) / rate;
-            long next = System.nanoTime();
-            int flow = 0;
-            while (running.get())
-            {
-                final long now = System.nanoTime();
-                if (now < next)
-                {
-                    // Sleep through long gaps: a spinning generator would take a whole core from the pipeline's CPUs.
-                    if (next - now > SPIN_NS)
-                    {
-                        LockSupport.parkNanos(next - now - SPIN_NS);
-                    }
-                    else
-                    {
-                        Thread.onSpinWait();
-                    }
-                    continue;
-                }
-                payload.putLong(0, now);
-                final long result = clients.get(flow).send(payload, 0, payload.capacity());
-                if (result > 0)
-                {
-                    requests.incrementAndGet();
-                    next += interval;
-                    flow = flow + 1 == clients.size() ? 0 : flow + 1;
-                }
-                else if (SendResult.BACK_PRESSURED == result)
-                {
-                    backPressured.incrementAndGet();
-                }
-                else
-                {
-                    return;
-                }
-            }
+            RequestPacer.offer(clients, PAYLOAD, rate, running::get, requests, backPressured);
         }
     }
 

@@ -5,14 +5,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.javadsl.Behaviors;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.PipelineConfig;
-import io.xmit.actors.SendResult;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsPreset;
@@ -43,7 +41,6 @@ final class RrRound
     private static final int SERVICE_PORT_BASE = 20000;
     private static final int CLIENT_PORT_BASE = 40000;
     private static final int PAYLOAD_LENGTH = 32;
-    private static final long SPIN_NS = 20_000;
     private static final long DRAIN_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long STOP_TIMEOUT_SECONDS = 10;
     private static final AtomicInteger INSTANCES = new AtomicInteger();
@@ -72,6 +69,7 @@ final class RrRound
     private final AtomicLong served = new AtomicLong();
     private final AtomicLong crossCpu = new AtomicLong();
     private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong backPressured = new AtomicLong();
     private final AtomicLong replies = new AtomicLong();
     private volatile boolean running = true;
 
@@ -162,39 +160,7 @@ final class RrRound
     /** Paces requests at the offered rate over the client sockets, round-robin, until stopped. */
     private void offer(final List<UdpSocket> clients)
     {
-        final UnsafeBuffer payload = new UnsafeBuffer(new byte[PAYLOAD_LENGTH]);
-        final long interval = TimeUnit.SECONDS.toNanos(1) / rate;
-        long next = System.nanoTime();
-        int flow = 0;
-        while (running)
-        {
-            final long now = System.nanoTime();
-            if (now < next)
-            {
-                // Sleep through long gaps: a spinning generator would take a whole core from the pipeline's CPUs.
-                if (next - now > SPIN_NS)
-                {
-                    LockSupport.parkNanos(next - now - SPIN_NS);
-                }
-                else
-                {
-                    Thread.onSpinWait();
-                }
-                continue;
-            }
-            payload.putLong(0, now);
-            final long result = clients.get(flow).send(payload, 0, PAYLOAD_LENGTH);
-            if (result > 0)
-            {
-                requests.incrementAndGet();
-                next += interval;
-                flow = flow + 1 == clients.size() ? 0 : flow + 1;
-            }
-            else if (SendResult.BACK_PRESSURED != result)
-            {
-                return;
-            }
-        }
+        RequestPacer.offer(clients, PAYLOAD_LENGTH, rate, () -> running, requests, backPressured);
     }
 
     /** Stops the generator, then waits a bounded time for the replies still in flight. */
