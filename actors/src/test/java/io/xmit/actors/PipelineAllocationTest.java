@@ -1,7 +1,6 @@
 package io.xmit.actors;
 
 import akka.actor.testkit.typed.javadsl.ActorTestKit;
-import io.xmit.actors.cpu.CpuThread;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.pipeline.AllocationMeter;
 import io.xmit.pipeline.flow.FlowKey;
@@ -11,14 +10,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Steady-state allocation: the send path on the caller's thread, and the pipeline's CPU threads (qdisc, TX queue,
@@ -28,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PipelineAllocationTest
 {
     private static final ActorTestKit KIT = ActorTestKit.create();
-    private static final int PAYLOAD = 32;
+    private static final int PAYLOAD = CpuThreadLoad.PAYLOAD;
 
     @AfterAll
     static void shutdown()
@@ -117,14 +111,9 @@ class PipelineAllocationTest
             {
                 senders[i] = pipeline.openUdp(SocketOptions.udp4(7000 + i).connect(Endpoint.of("10.0.0.2", 9000)));
             }
-            final long[] cpuThreads = Thread.getAllStackTraces().keySet().stream()
-                .filter(thread -> thread instanceof CpuThread).mapToLong(Thread::threadId).toArray();
-            assertEquals(2, cpuThreads.length, "the pipeline's CPU threads");
-            final com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
-
+            final long[] cpuThreads = CpuThreadLoad.cpuThreadIds(2);
             final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocateDirect(PAYLOAD));
-            long sent = send(pipeline, senders, payload, 1_000_000, 0);
+            long sent = CpuThreadLoad.send(pipeline, senders, payload, 1_000_000, 0);
             // Three windows of a million packets after a million to warm up; the JIT's last one-time work (method
             // handle customisation, a class loaded on a rare path) can still land in the first, so the steady state
             // is the least of the three.
@@ -132,62 +121,16 @@ class PipelineAllocationTest
             final StringBuilder windows = new StringBuilder();
             for (int window = 0; window < 3; window++)
             {
-                final long[] before = threads.getThreadAllocatedBytes(cpuThreads);
+                final long[] before = CpuThreadLoad.allocated(cpuThreads);
                 final long packetsBefore = pipeline.total(CounterType.QDISC_PACKETS, 0);
-                sent = send(pipeline, senders, payload, 1_000_000, sent);
-                final long[] after = threads.getThreadAllocatedBytes(cpuThreads);
+                sent = CpuThreadLoad.send(pipeline, senders, payload, 1_000_000, sent);
+                final long bytes = CpuThreadLoad.sum(before, CpuThreadLoad.allocated(cpuThreads));
                 assertEquals(1_000_000, pipeline.total(CounterType.QDISC_PACKETS, 0) - packetsBefore);
-                long bytes = 0;
-                for (int i = 0; i < cpuThreads.length; i++)
-                {
-                    assertTrue(before[i] >= 0 && after[i] >= 0, "per-thread allocation counting is not supported");
-                    bytes += after[i] - before[i];
-                }
                 windows.append(' ').append(bytes);
                 least = Math.min(least, bytes);
             }
             System.out.println("pipeline CPU threads, bytes allocated per window of 1,000,000 packets:" + windows);
             assertEquals(0, least, "bytes allocated on the CPU threads in the quietest window:" + windows);
-        }
-    }
-
-    /** Sends {@code count} packets round-robin over the senders, then waits until the pipeline has sent them all. */
-    private static long send(final Pipeline pipeline, final UdpSocket[] senders, final UnsafeBuffer payload,
-        final int count, final long alreadySent) throws InterruptedException
-    {
-        for (int i = 0; i < count; i++)
-        {
-            final UdpSocket socket = senders[i & (senders.length - 1)];
-            payload.putLong(0, i);
-            while (socket.send(payload, 0, PAYLOAD) < 0)
-            {
-                Thread.onSpinWait();
-            }
-        }
-        final long total = alreadySent + count;
-        await(() -> pipeline.total(CounterType.QDISC_PACKETS, 0) == total && idle(senders));
-        return total;
-    }
-
-    private static boolean idle(final UdpSocket[] senders)
-    {
-        for (final UdpSocket socket : senders)
-        {
-            if (0 != socket.inFlight())
-            {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static void await(final BooleanSupplier condition) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!condition.getAsBoolean())
-        {
-            assertTrue(System.nanoTime() < deadline, "the pipeline did not send everything in time");
-            Thread.sleep(1);
         }
     }
 }

@@ -1,13 +1,12 @@
 package io.xmit.actors.trace;
 
 import akka.actor.testkit.typed.javadsl.ActorTestKit;
+import io.xmit.actors.CpuThreadLoad;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
-import io.xmit.actors.cpu.CpuThread;
-import io.xmit.actors.stats.CounterType;
 import io.xmit.pipeline.AllocationMeter;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -15,9 +14,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TraceAllocationTest
 {
     private static final ActorTestKit KIT = ActorTestKit.create();
-    private static final int PAYLOAD = 32;
+    private static final int PAYLOAD = CpuThreadLoad.PAYLOAD;
     private static final int WINDOW = 200_000;
 
     @AfterAll
@@ -84,26 +81,17 @@ class TraceAllocationTest
             {
                 senders[i] = pipeline.openUdp(SocketOptions.udp4(7000 + i).connect(Endpoint.of("10.0.0.2", 9000)));
             }
-            final long[] cpuThreads = Thread.getAllStackTraces().keySet().stream()
-                .filter(thread -> thread instanceof CpuThread).mapToLong(Thread::threadId).toArray();
-            assertEquals(2, cpuThreads.length, "the pipeline's CPU threads");
-            final com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+            final long[] cpuThreads = CpuThreadLoad.cpuThreadIds(2);
             final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocateDirect(PAYLOAD));
             // A million packets to warm up, as in PipelineAllocationTest: the JIT's one-time work is done by then.
-            long sent = send(pipeline, senders, payload, 1_000_000, 0);
+            long sent = CpuThreadLoad.send(pipeline, senders, payload, 1_000_000, 0);
             long least = Long.MAX_VALUE;
             final StringBuilder windows = new StringBuilder();
             for (int window = 0; window < 3; window++)
             {
-                final long[] before = threads.getThreadAllocatedBytes(cpuThreads);
-                sent = send(pipeline, senders, payload, 2 * WINDOW, sent);
-                final long[] after = threads.getThreadAllocatedBytes(cpuThreads);
-                long bytes = 0;
-                for (int i = 0; i < cpuThreads.length; i++)
-                {
-                    bytes += after[i] - before[i];
-                }
+                final long[] before = CpuThreadLoad.allocated(cpuThreads);
+                sent = CpuThreadLoad.send(pipeline, senders, payload, 2 * WINDOW, sent);
+                final long bytes = CpuThreadLoad.sum(before, CpuThreadLoad.allocated(cpuThreads));
                 windows.append(' ').append(bytes);
                 least = Math.min(least, bytes);
             }
@@ -116,39 +104,5 @@ class TraceAllocationTest
                 " traced packets:" + windows + " (trace events " + pipeline.tracer().events() + ", dropped " +
                 pipeline.tracer().dropped() + ")");
         }
-    }
-
-    private static long send(final Pipeline pipeline, final UdpSocket[] senders, final UnsafeBuffer payload,
-        final int count, final long alreadySent) throws InterruptedException
-    {
-        for (int i = 0; i < count; i++)
-        {
-            final UdpSocket socket = senders[i & (senders.length - 1)];
-            payload.putLong(0, i);
-            while (socket.send(payload, 0, PAYLOAD) < 0)
-            {
-                Thread.onSpinWait();
-            }
-        }
-        final long total = alreadySent + count;
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (pipeline.total(CounterType.QDISC_PACKETS, 0) != total || inFlight(senders))
-        {
-            assertTrue(System.nanoTime() < deadline, "the pipeline did not send everything in time");
-            Thread.sleep(1);
-        }
-        return total;
-    }
-
-    private static boolean inFlight(final UdpSocket[] senders)
-    {
-        for (final UdpSocket socket : senders)
-        {
-            if (0 != socket.inFlight())
-            {
-                return true;
-            }
-        }
-        return false;
     }
 }
