@@ -20,6 +20,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -42,6 +43,8 @@ class HostOverVethTest
     private static final String PEER_IP = "10.77.0.2";
     /** A second address of the peer, which xmit resolves itself (no one has asked xmit for it). */
     private static final String PEER_IP_2 = "10.77.0.3";
+    /** A third, resolved by xmit while a sender floods it. */
+    private static final String PEER_IP_3 = "10.77.0.4";
     private static final int ECHO_PORT = 7;
     private static final int CONNECTED_PORT = 8;
     private static final int CLOSED_PORT = 9;
@@ -69,6 +72,7 @@ class HostOverVethTest
         NetNamespaces.run("ip", "-n", xmitNs, "link", "set", XMIT_IF, "up");
         NetNamespaces.run("ip", "-n", peerNs, "addr", "add", PEER_IP + "/24", "dev", PEER_IF);
         NetNamespaces.run("ip", "-n", peerNs, "addr", "add", PEER_IP_2 + "/24", "dev", PEER_IF);
+        NetNamespaces.run("ip", "-n", peerNs, "addr", "add", PEER_IP_3 + "/24", "dev", PEER_IF);
         NetNamespaces.run("ip", "-n", peerNs, "link", "set", PEER_IF, "up");
 
         final PipelineConfig.PortAddress defaults = PipelineConfig.PortAddress.defaultForInterface();
@@ -309,6 +313,46 @@ class HostOverVethTest
             assertEquals(0, counter(CounterType.NEIGH_DROP_HOLD_FULL) + counter(CounterType.NEIGH_DROP_UNRESOLVED));
             // The released frames complete like any other: the socket has nothing in flight once they left.
             awaitAtLeast(frames, () -> frames - client.inFlight());
+        }
+        finally
+        {
+            closeAll(receivers);
+        }
+    }
+
+    /**
+     * A sender that floods an unresolved next hop must not crowd out the ARP reply that resolves it: the datagrams the
+     * host holds travel in a ring of their own (in one shared ring, the flood filled it and the reply was dropped,
+     * so the neighbour never resolved while the flood went on).
+     */
+    @Test
+    void aNextHopResolvesWhileASenderFloodsIt() throws Exception
+    {
+        assumeNamespaces();
+        final List<DatagramChannel> receivers = NetNamespaces.inNamespace(peerNs, () -> udpSockets(PEER_IP_3, 42100, 1));
+        try (UdpSocket client = pipeline.openUdp(SocketOptions.udp4(43100).connect(Endpoint.of(PEER_IP_3, 42100))))
+        {
+            final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocate(16));
+            final ByteBuffer datagram = ByteBuffer.allocate(2048);
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            long sent = 0;
+            boolean arrived = false;
+            while (!arrived && System.nanoTime() < deadline)
+            {
+                if (client.send(payload, 0, 16) > 0)
+                {
+                    sent++;
+                }
+                if (0 == sent % 256)
+                {
+                    datagram.clear();
+                    arrived = null != receivers.getFirst().receive(datagram);
+                }
+            }
+            assertTrue(arrived, "nothing reached " + PEER_IP_3 + " in 3 s of flooding (" + sent + " sends): " +
+                "ARP requests " + counter(CounterType.HOST_ARP_REQUESTS) + ", host ring full " +
+                counter(CounterType.HOST_DROP_RING_FULL));
+            assertEquals(0, counter(CounterType.HOST_DROP_RING_FULL), "the ARP replies found room");
         }
         finally
         {
