@@ -79,6 +79,8 @@ final class HostEngine implements NeighbourHandler
     private final UnsafeBuffer finished;
     private final UdpFlyweight udp = new UdpFlyweight();
     private final PacketHandler onFrame = this::onFrame;
+    private final PacketHandler ignoreFrame = (header, buffer, offset, length) -> { };
+    private final PacketHandler dropHeldFrame = this::onHeldFrameAtStop;
     private final Long2LongHashMap resolved = new Long2LongHashMap(NO_MAC);
     private boolean changed;
     private long now;
@@ -139,6 +141,7 @@ final class HostEngine implements NeighbourHandler
             counters.allocate(CounterType.NEIGH_DROP_TABLE_FULL, scope);
         neighbourDrops[NeighbourDrop.BAD_LENGTH.ordinal()] =
             counters.allocate(CounterType.NEIGH_DROP_BAD_LENGTH, scope);
+        neighbourDrops[NeighbourDrop.SHUTDOWN.ordinal()] = counters.allocate(CounterType.NEIGH_DROP_SHUTDOWN, scope);
     }
 
     /**
@@ -167,6 +170,38 @@ final class HostEngine implements NeighbourHandler
     }
 
     /** What the host put into TX queues' rings, for the pipeline's books; any thread. */
+    /**
+     * A graceful stop's last step for this port, once the host actor has stopped: datagrams senders handed over to
+     * hold, and those held for a next hop, will not be sent; each is counted ({@code neigh_drop_shutdown}) and its
+     * socket released. Received frames not yet answered are counted as ignored.
+     *
+     * @return the datagrams dropped.
+     */
+    int dropLeftovers()
+    {
+        int taken;
+        do
+        {
+            taken = ring.poll(ignoreFrame, Integer.MAX_VALUE);
+            ignored.getAndAddRelease(taken);
+        }
+        while (taken > 0);
+        int dropped = 0;
+        do
+        {
+            taken = holdRing.poll(dropHeldFrame, Integer.MAX_VALUE);
+            dropped += taken;
+        }
+        while (taken > 0);
+        return dropped + table.dropAllHeld(NeighbourDrop.SHUTDOWN);
+    }
+
+    private void onHeldFrameAtStop(
+        final RingFrameHeader header, final DirectBuffer buffer, final int offset, final int length)
+    {
+        dropped(tag(header.socketId(), header.rxQueue(), header.priority()), NeighbourDrop.SHUTDOWN);
+    }
+
     /** How far this engine has read its rings (for a graceful stop's drain). */
     long ringPosition()
     {

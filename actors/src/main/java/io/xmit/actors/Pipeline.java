@@ -799,6 +799,7 @@ public final class Pipeline implements AutoCloseable
         }
         long droppedQueued = 0;
         long droppedInDriver = 0;
+        long droppedAwaitingArp = 0;
         final List<QueueBooks> books = new ArrayList<>();
         if (null == failure)
         {
@@ -810,6 +811,10 @@ public final class Pipeline implements AutoCloseable
                     droppedQueued += engines.qdiscs()[p][q].dropLeftovers();
                     droppedInDriver += engines.txqs()[p][q].dropLeftovers();
                     books.add(engines.qdiscs()[p][q].books(engines.txqs()[p][q]));
+                }
+                if (null != engines.hosts()[p])
+                {
+                    droppedAwaitingArp += engines.hosts()[p].dropLeftovers();
                 }
             }
         }
@@ -838,7 +843,7 @@ public final class Pipeline implements AutoCloseable
             }
         }
         final StopReport report = new StopReport(drained, Duration.ofNanos(System.nanoTime() - start), droppedQueued,
-            droppedInDriver, finalBooks);
+            droppedInDriver, droppedAwaitingArp, finalBooks);
         synchronized (this)
         {
             stopReport = report;

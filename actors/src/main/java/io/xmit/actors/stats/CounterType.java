@@ -91,6 +91,8 @@ public enum CounterType
     NEIGH_DROP_UNRESOLVED(1512, "neigh_drop_unresolved", false),
     NEIGH_DROP_TABLE_FULL(1513, "neigh_drop_table_full", false),
     NEIGH_DROP_BAD_LENGTH(1514, "neigh_drop_bad_length", false),
+    /** Datagrams held for a next hop's resolution, or handed to the host to hold, when the pipeline stopped. */
+    NEIGH_DROP_SHUTDOWN(1515, "neigh_drop_shutdown", false),
 
 
     /** Trace events written into the trace ring. */

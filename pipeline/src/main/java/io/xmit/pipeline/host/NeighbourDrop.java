@@ -16,7 +16,9 @@ public enum NeighbourDrop
     /** No entry could be made: every entry is INCOMPLETE, so none may be evicted. */
     TABLE_FULL("neigh_drop_table_full"),
     /** The frame is longer than {@link NeighbourConfig#maxFrameLength()}, or shorter than an Ethernet header. */
-    BAD_LENGTH("neigh_drop_bad_length");
+    BAD_LENGTH("neigh_drop_bad_length"),
+    /** Still held when the pipeline stopped: never sent ({@link NeighbourTable#dropAllHeld}). */
+    SHUTDOWN("neigh_drop_shutdown");
 
     private final String counterName;
 

@@ -423,6 +423,29 @@ public final class NeighbourTable
         return count;
     }
 
+    /**
+     * Drops every frame held for resolution, counting each under {@code reason} and telling the handler, in the
+     * order they were held per neighbour; the entries stay (INCOMPLETE ones go on resolving if asked to).
+     *
+     * @return how many frames were dropped.
+     */
+    public int dropAllHeld(final NeighbourDrop reason)
+    {
+        int dropped = 0;
+        for (int entry = 0; entry < holdCount.length; entry++)
+        {
+            final int count = holdCount[entry];
+            holdCount[entry] = 0;
+            for (int i = 0; i < count; i++)
+            {
+                drops[reason.ordinal()]++;
+                handler.dropped(holdTags[holdSlot(entry, i)], reason);
+            }
+            dropped += count;
+        }
+        return dropped;
+    }
+
     private void fail(final int entry)
     {
         final int ip = ips[entry];

@@ -116,6 +116,25 @@ class NeighbourTableTest
     }
 
     @Test
+    void aStopDropsEveryHeldFrameCountedAndLeavesTheEntries()
+    {
+        holdFrame(PEER_IP, 1, 0);
+        holdFrame(PEER_IP, 2, 10);
+        holdFrame(OTHER_IP, 3, 20);
+        handler.take();
+
+        assertEquals(3, table.dropAllHeld(NeighbourDrop.SHUTDOWN));
+
+        assertEquals(List.of("dropped 1 neigh_drop_shutdown", "dropped 2 neigh_drop_shutdown",
+            "dropped 3 neigh_drop_shutdown"), handler.take());
+        assertEquals(3, table.drops(NeighbourDrop.SHUTDOWN));
+        assertEquals(0, table.heldFor(PEER_IP));
+        assertEquals(0, table.heldFor(OTHER_IP));
+        assertEquals(NeighbourState.INCOMPLETE, table.state(PEER_IP, 30), "the entries stay");
+        assertEquals(0, table.dropAllHeld(NeighbourDrop.SHUTDOWN), "nothing is dropped twice");
+    }
+
+    @Test
     void anIncompleteEntryRetransmitsEveryRetransThenFailsAndDropsWhatItHolds()
     {
         holdFrame(PEER_IP, 1, 0);
