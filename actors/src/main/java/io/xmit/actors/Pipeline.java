@@ -100,7 +100,7 @@ public final class Pipeline implements AutoCloseable
     private final Tracer tracer;
     private Cancellable shutdownTask;
     private boolean closed;
-    private StopReport stopReport;
+    private final CompletableFuture<StopReport> stopped = new CompletableFuture<>();
 
     private Pipeline(
         final ActorSystem<?> system,
@@ -679,11 +679,12 @@ public final class Pipeline implements AutoCloseable
         {
             if (closed)
             {
-                if (null == stopReport)
+                final StopReport report = stopped.getNow(null);
+                if (null == report)
                 {
                     throw new IllegalStateException("pipeline '" + config.name() + "' is closed");
                 }
-                return stopReport.books();
+                return report.books();
             }
         }
         if (terminated.isDone())
@@ -699,7 +700,9 @@ public final class Pipeline implements AutoCloseable
             }
             return new Accounting(accepted(), books);
         }
-        return new Accounting(accepted(), askBooks());
+        // The books first, what the sockets accepted after them (Accounting's contract).
+        final List<QueueBooks> books = askBooks();
+        return new Accounting(accepted(), books);
     }
 
     /** Each TX queue's books, read on its qdisc's thread. */
@@ -764,21 +767,58 @@ public final class Pipeline implements AutoCloseable
      * <li>the device, the rings and the counters file are released.</li>
      * </ol>
      * Runs on JVM shutdown too (Akka's CoordinatedShutdown, phase {@code service-stop}), with the configured
-     * {@code stop.deadline}. Idempotent: a second call returns the first one's report.
+     * {@code stop.deadline}. Idempotent: a second call, also one made while the first still runs, returns the first
+     * one's report once it is done.
      *
      * @return what the stop did, with the final books.
      */
     public StopReport stop(final Duration deadline)
     {
         checkControlThread("stop");
+        final boolean first;
         synchronized (this)
         {
-            if (closed)
-            {
-                return stopReport;
-            }
+            first = !closed;
             closed = true;
         }
+        if (!first)
+        {
+            // Another stop runs or ran: its report, once it is done (a stop on shutdown must not end early). Waited
+            // for outside the lock, which the running stop needs.
+            return awaitStop();
+        }
+        try
+        {
+            final StopReport report = stopOnce(deadline);
+            stopped.complete(report);
+            return report;
+        }
+        catch (final RuntimeException ex)
+        {
+            stopped.completeExceptionally(ex);
+            throw ex;
+        }
+    }
+
+    private StopReport awaitStop()
+    {
+        try
+        {
+            return stopped.get();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("xmit: interrupted while waiting for the pipeline to stop", ex);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw new IllegalStateException("xmit: the pipeline's stop failed: " + ex.getCause(), ex.getCause());
+        }
+    }
+
+    private StopReport stopOnce(final Duration deadline)
+    {
         final long start = System.nanoTime();
         final List<SendGate.Sender> senders = new ArrayList<>();
         for (final UdpSocket socket : sockets.sockets())
@@ -801,13 +841,24 @@ public final class Pipeline implements AutoCloseable
         long droppedInDriver = 0;
         long droppedAwaitingArp = 0;
         final List<QueueBooks> books = new ArrayList<>();
-        if (null == failure)
+        if (null != failure)
         {
-            // The actors have stopped: their engines are this thread's now.
+            // Some actor did not stop: it may still be in a ring or a burst, so nothing is taken over or released
+            // under it (the device, rings and counters stay mapped: a leak, not a crash).
+            LOG.error("xmit: pipeline '{}' stopped without releasing its device and rings: {}", config.name(),
+                failure.getMessage());
+            throw failure;
+        }
+        try
+        {
+            // The actors have stopped: their engines are this thread's now. A stage stopped in the middle of a step
+            // (a failure past its restart limit, or in back-off when the stop came) finishes it first.
             for (int p = 0; p < qdiscs.length; p++)
             {
                 for (int q = 0; q < qdiscs[p].length; q++)
                 {
+                    engines.qdiscs()[p][q].recover();
+                    engines.txqs()[p][q].recover();
                     droppedQueued += engines.qdiscs()[p][q].dropLeftovers();
                     droppedInDriver += engines.txqs()[p][q].dropLeftovers();
                     books.add(engines.qdiscs()[p][q].books(engines.txqs()[p][q]));
@@ -817,6 +868,17 @@ public final class Pipeline implements AutoCloseable
                     droppedAwaitingArp += engines.hosts()[p].dropLeftovers();
                 }
             }
+            synchronized (this)
+            {
+                for (final SocketResources resources : socketActors.values())
+                {
+                    resources.receiver().recover();
+                }
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            failure = ex;
         }
         final Accounting finalBooks = new Accounting(accepted(), books);
         if (null != shutdownTask)
@@ -844,10 +906,6 @@ public final class Pipeline implements AutoCloseable
         }
         final StopReport report = new StopReport(drained, Duration.ofNanos(System.nanoTime() - start), droppedQueued,
             droppedInDriver, droppedAwaitingArp, finalBooks);
-        synchronized (this)
-        {
-            stopReport = report;
-        }
         if (null != failure)
         {
             throw failure;
@@ -889,7 +947,8 @@ public final class Pipeline implements AutoCloseable
 
     private boolean drained()
     {
-        if (!new Accounting(accepted(), askBooks()).atRest())
+        final List<QueueBooks> books = askBooks();
+        if (!new Accounting(accepted(), books).atRest())
         {
             return false;
         }

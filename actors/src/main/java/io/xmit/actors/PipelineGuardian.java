@@ -60,6 +60,7 @@ final class PipelineGuardian
     private static Behavior<Command> running(
         final ActorContext<Command> context, final CompletableFuture<Throwable> terminated)
     {
+        final Throwable[] failure = new Throwable[1];
         return Behaviors.receive(Command.class)
             .onMessage(Spawn.class, spawn ->
             {
@@ -85,13 +86,14 @@ final class PipelineGuardian
             {
                 context.getLog().error("xmit: actor {} failed past its restart limit; stopping the pipeline",
                     failed.getRef().path().name(), failed.getCause());
-                terminated.complete(failed.getCause());
+                failure[0] = failed.getCause();
                 return Behaviors.stopped();
             })
             .onSignal(Terminated.class, gone -> Behaviors.same())
             .onSignal(PostStop.class, signal ->
             {
-                terminated.complete(null);
+                // Only now have all the children stopped: whoever waits on this may take their engines over.
+                terminated.complete(failure[0]);
                 return Behaviors.same();
             })
             .build();

@@ -177,8 +177,7 @@ final class TxQueueEngine
         if (pendingPackets > 0)
         {
             final int packets = (int)pendingPackets;
-            inFlight.remove(packets, sockets);
-            completedPackets.getAndAddRelease(packets);
+            completedPackets.getAndAddRelease(inFlight.remove(packets, sockets));
             completedBytes.getAndAddRelease(pendingBytes);
             pendingPackets = 0;
             pendingBytes = 0;
@@ -220,8 +219,9 @@ final class TxQueueEngine
         pendingPackets = 0;
         pendingBytes = 0;
         inFlight.traceCompleted(packets, trace);
-        inFlight.remove(packets, sockets);
-        completedPackets.getAndAddRelease(packets);
+        // The books count what the in-flight FIFO held: a driver completing more than it was given would otherwise
+        // make them disagree without a trace.
+        completedPackets.getAndAddRelease(inFlight.remove(packets, sockets));
         completedBytes.getAndAddRelease(bytes);
         // netdev_tx_completed_queue (§7.3): room under the BQL limit again → the qdisc runs.
         if (bql.completed(packets, bytes))

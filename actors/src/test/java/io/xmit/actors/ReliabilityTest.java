@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -141,6 +142,25 @@ class ReliabilityTest
         {
             assertEquals(0, socket.inFlight(), "every dropped packet released its socket: " + socket);
         }
+    }
+
+    /** A second stop while the first one drains (close() racing a shutdown) waits for it and gets its report. */
+    @Test
+    void aStopWhileAnotherRunsWaitsForItsReport() throws Exception
+    {
+        final Pipeline pipeline = Pipeline.start(KIT.system(),
+            config("stop-twice", "0", PipelineConfig.DEFAULT_TX_WATCHDOG_TIMEOUT));
+        final SequencedTraffic traffic = new SequencedTraffic(pipeline, 1);
+        faultEveryTxQueue(pipeline, NicFault.TX_STALL, 1);
+        traffic.send(100, 100, sent -> { });
+        final CompletableFuture<StopReport> first = CompletableFuture.supplyAsync(
+            () -> pipeline.stop(Duration.ofMillis(500)));
+        Thread.sleep(100);
+        final StopReport second = pipeline.stop(Duration.ZERO);
+        assertTrue(first.isDone(), "the second stop returned only once the first was done");
+        assertSame(first.get(), second);
+        assertFalse(second.drained(), second.line());
+        assertEquals(100, second.droppedQueued() + second.droppedInDriver(), second.line());
     }
 
     /** Ctrl-C: the JVM's shutdown runs CoordinatedShutdown, which stops the pipeline gracefully before the system. */
