@@ -19,19 +19,7 @@ public final class PortContext
     private final HostPath host;
     private volatile QueueMap queueMap;
 
-    /** A port without host basics. */
-    PortContext(
-        final int port,
-        final PipelineConfig.PortAddress address,
-        final PacketPublication[] qdiscRings,
-        final FlowHasher hasher,
-        final int maxFrame,
-        final QueueMap initial,
-        final SendGate gate)
-    {
-        this(port, address, qdiscRings, hasher, maxFrame, initial, gate, null);
-    }
-
+    /** @param host the port's host path, or null for a port without host basics (no ARP or ICMP). */
     PortContext(
         final int port,
         final PipelineConfig.PortAddress address,

@@ -27,6 +27,21 @@ public final class CpuThreadLoad
     {
     }
 
+    /**
+     * Opens a receiving socket on port 1 (UDP 9000, whose handler does nothing) and four sockets on port 0 connected
+     * to it, the senders of {@link #send}.
+     */
+    public static UdpSocket[] openSenders(final Pipeline pipeline)
+    {
+        pipeline.openUdp(SocketOptions.udp4(9000).onPort(1).handler((socket, datagram) -> { }));
+        final UdpSocket[] senders = new UdpSocket[4];
+        for (int i = 0; i < senders.length; i++)
+        {
+            senders[i] = pipeline.openUdp(SocketOptions.udp4(7000 + i).connect(Endpoint.of("10.0.0.2", 9000)));
+        }
+        return senders;
+    }
+
     /** The ids of the pipeline CPU threads of this JVM; asserts there are {@code expected}. */
     public static long[] cpuThreadIds(final int expected)
     {

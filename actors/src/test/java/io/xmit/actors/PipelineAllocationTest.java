@@ -104,13 +104,7 @@ class PipelineAllocationTest
     {
         try (Pipeline pipeline = Pipeline.start(KIT.system(), config("alloc-cpus")))
         {
-            final long[] delivered = new long[1];
-            pipeline.openUdp(SocketOptions.udp4(9000).onPort(1).handler((socket, datagram) -> delivered[0]++));
-            final UdpSocket[] senders = new UdpSocket[4];
-            for (int i = 0; i < senders.length; i++)
-            {
-                senders[i] = pipeline.openUdp(SocketOptions.udp4(7000 + i).connect(Endpoint.of("10.0.0.2", 9000)));
-            }
+            final UdpSocket[] senders = CpuThreadLoad.openSenders(pipeline);
             final long[] cpuThreads = CpuThreadLoad.cpuThreadIds(2);
             final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocateDirect(PAYLOAD));
             long sent = CpuThreadLoad.send(pipeline, senders, payload, 1_000_000, 0);

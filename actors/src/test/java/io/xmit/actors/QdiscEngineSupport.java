@@ -93,7 +93,7 @@ final class QdiscEngineSupport implements AutoCloseable
             () -> {});
         portContext = new PortContext(0, PipelineConfig.PortAddress.defaultFor(0, 2),
             new PacketPublication[]{publication}, FlowHasher.random(), driver.maxFrame(), QueueMap.create(1, 1, 1),
-            new SendGate());
+            new SendGate(), null);
         burst = new RxBurst(receiver.ringSize());
         awaitTrue("the qdisc ring's subscription to connect", subscription::isConnected);
     }

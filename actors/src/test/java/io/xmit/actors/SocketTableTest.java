@@ -281,6 +281,6 @@ class SocketTableTest
     private static PortContext portContext(final int port)
     {
         return new PortContext(port, PipelineConfig.PortAddress.defaultFor(port, 2), new PacketPublication[0], HASHER,
-            2048, null, new SendGate());
+            2048, null, new SendGate(), null);
     }
 }

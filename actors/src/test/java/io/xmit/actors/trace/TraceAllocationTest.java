@@ -75,12 +75,7 @@ class TraceAllocationTest
     {
         try (Pipeline pipeline = Pipeline.start(KIT.system(), config("trace-alloc-cpus")))
         {
-            pipeline.openUdp(SocketOptions.udp4(9000).onPort(1).handler((socket, datagram) -> { }));
-            final UdpSocket[] senders = new UdpSocket[4];
-            for (int i = 0; i < senders.length; i++)
-            {
-                senders[i] = pipeline.openUdp(SocketOptions.udp4(7000 + i).connect(Endpoint.of("10.0.0.2", 9000)));
-            }
+            final UdpSocket[] senders = CpuThreadLoad.openSenders(pipeline);
             final long[] cpuThreads = CpuThreadLoad.cpuThreadIds(2);
             final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocateDirect(PAYLOAD));
             // A million packets to warm up, as in PipelineAllocationTest: the JIT's one-time work is done by then.
