@@ -13,7 +13,8 @@ import java.time.Duration;
  * timer, since the neighbour table has work of its own when no frame comes (a request to repeat, a resolution that
  * failed and the frames it held). The tick rings the host ring's doorbell like a producer, so the wake-up protocol
  * keeps one Poll in flight at most. Supervision: {@link Supervision#stage}, restart with back-off; the engine keeps
- * its neighbour table across a restart, which is consistent between frames.
+ * its neighbour table across a restart, which is consistent between frames, and {@code recover} counts the frame
+ * whose handling threw ({@link HostEngine#recover()}).
  */
 final class HostActor
 {
@@ -39,7 +40,7 @@ final class HostActor
     }
 
     static Behavior<Command> create(final RingDutyCycle dutyCycle, final ActorWake<Command> wake,
-        final AtomicCounter restarts)
+        final Runnable recover, final AtomicCounter restarts)
     {
         return Supervision.stage(Behaviors.setup(context -> Behaviors.withTimers(timers ->
         {
@@ -58,8 +59,6 @@ final class HostActor
                     return Behaviors.same();
                 })
                 .build();
-        })), () ->
-        {
-        }, restarts);
+        })), recover, restarts);
     }
 }

@@ -60,6 +60,8 @@ final class HostEngine implements NeighbourHandler
     /** How often the senders' use marks are handed to the neighbour table (Linux's DELAY state waits 5 s). */
     private static final long USE_SCAN_NANOS = 1_000_000_000L;
     private static final long NO_MAC = -1;
+    /** No datagram handed over to hold is being handled. */
+    private static final long NO_TAG = -1;
 
     private final PortContext port;
     private final HostPath path;
@@ -82,6 +84,11 @@ final class HostEngine implements NeighbourHandler
     private final PacketHandler ignoreFrame = (header, buffer, offset, length) -> { };
     private final PacketHandler dropHeldFrame = this::onHeldFrameAtStop;
     private final Long2LongHashMap resolved = new Long2LongHashMap(NO_MAC);
+    private final CrashSwitch crash = new CrashSwitch("host");
+    /** A frame is being handled: if a turn fails while this is set, that frame's handling threw. */
+    private boolean inFrame;
+    /** The tag of the datagram to hold being handled, until the neighbour table has decided its fate. */
+    private long holdTag = NO_TAG;
     private boolean changed;
     private long now;
     private long lastUseScan;
@@ -95,7 +102,9 @@ final class HostEngine implements NeighbourHandler
     private final AtomicCounter portUnreachable;
     private final AtomicCounter rateLimited;
     private final AtomicCounter ignored;
+    private final AtomicCounter failed;
     private final AtomicCounter held;
+    private final AtomicCounter holdFailed;
     private final AtomicCounter[] neighbourDrops = new AtomicCounter[NeighbourDrop.values().length];
 
     HostEngine(
@@ -133,7 +142,9 @@ final class HostEngine implements NeighbourHandler
         portUnreachable = counters.allocate(CounterType.HOST_ICMP_PORT_UNREACHABLE, scope);
         rateLimited = counters.allocate(CounterType.HOST_ICMP_RATE_LIMITED, scope);
         ignored = counters.allocate(CounterType.HOST_IGNORED, scope);
+        failed = counters.allocate(CounterType.HOST_DROP_FAILED, scope);
         held = counters.allocate(CounterType.NEIGH_HELD, scope);
+        holdFailed = counters.allocate(CounterType.NEIGH_DROP_FAILED, scope);
         neighbourDrops[NeighbourDrop.HOLD_FULL.ordinal()] = counters.allocate(CounterType.NEIGH_DROP_HOLD_FULL, scope);
         neighbourDrops[NeighbourDrop.UNRESOLVED.ordinal()] =
             counters.allocate(CounterType.NEIGH_DROP_UNRESOLVED, scope);
@@ -152,6 +163,7 @@ final class HostEngine implements NeighbourHandler
      */
     int poll()
     {
+        crash.load();
         now = System.nanoTime();
         // What arrived first (an ARP reply resolves what the senders hold), then what the senders hand over.
         int work = ring.poll(onFrame, POLL_LIMIT);
@@ -169,7 +181,36 @@ final class HostEngine implements NeighbourHandler
         return work;
     }
 
-    /** What the host put into TX queues' rings, for the pipeline's books; any thread. */
+    /**
+     * After a failure in a turn (a supervisor restart): the ring counts a frame as consumed once its handler ran or
+     * threw, so the frame whose handling threw is not retried (it could fail forever) but counted: a datagram to hold
+     * whose fate the neighbour table had not decided as {@code neigh_drop_failed}, its socket released; any other
+     * frame as {@code host_drop_failed}. The rest of the rings is handled by the next turn.
+     */
+    void recover()
+    {
+        if (!inFrame)
+        {
+            return;
+        }
+        inFrame = false;
+        if (NO_TAG != holdTag)
+        {
+            holdFailed.incrementRelease();
+            sockets.packetsCompleted((int)(holdTag >>> 32), 1);
+            holdTag = NO_TAG;
+        }
+        else
+        {
+            failed.incrementRelease();
+        }
+    }
+
+    void armCrash(final int points)
+    {
+        crash.arm(points);
+    }
+
     /**
      * A graceful stop's last step for this port, once the host actor has stopped: datagrams senders handed over to
      * hold, and those held for a next hop, will not be sent; each is counted ({@code neigh_drop_shutdown}) and its
@@ -208,6 +249,7 @@ final class HostEngine implements NeighbourHandler
         return ring.position() + holdRing.position();
     }
 
+    /** What the host put into TX queues' rings, for the pipeline's books; any thread. */
     long sent()
     {
         long sent = 0;
@@ -222,6 +264,10 @@ final class HostEngine implements NeighbourHandler
         final RingFrameHeader header, final DirectBuffer buffer, final int offset, final int length)
     {
         received.incrementRelease();
+        inFrame = true;
+        final boolean hold = HostPath.KIND_HOLD == header.flags();
+        holdTag = hold ? tag(header.socketId(), header.rxQueue(), header.priority()) : NO_TAG;
+        crash.point(hold ? "after taking a datagram to hold" : "after taking a received frame");
         switch (header.flags())
         {
             case HostPath.KIND_ARP -> onArp(buffer, offset, length, header.rxQueue());
@@ -230,6 +276,7 @@ final class HostEngine implements NeighbourHandler
             case HostPath.KIND_HOLD -> onHold(header, buffer, offset, length);
             default -> ignored.incrementRelease();
         }
+        inFrame = false;
     }
 
     /** RFC 826 "Packet Reception": learn the sender, answer a request for our address. */
@@ -328,6 +375,8 @@ final class HostEngine implements NeighbourHandler
         parser.parse(buffer, offset, length, parsed);
         final int nextHop = path.nextHop((int)parsed.flowKey().dstLo());
         final HoldResult result = table.hold(nextHop, buffer, offset, length, tag, now);
+        // Its fate is decided: held (the table answers for it), or sent or dropped below.
+        holdTag = NO_TAG;
         switch (result)
         {
             case HELD -> held.incrementRelease();

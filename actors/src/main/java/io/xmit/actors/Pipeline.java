@@ -71,6 +71,8 @@ public final class Pipeline implements AutoCloseable
 
     private static final Logger LOG = LoggerFactory.getLogger(Pipeline.class);
     private static final long DRAIN_POLL_NANOS = 1_000_000;
+    /** The shortest ask (Akka refuses a zero timeout): what a stop past its deadline gives an actor to answer. */
+    private static final long MIN_ASK_NANOS = 1_000_000;
 
     private static final int QDISC_STREAM_BASE = 1000;
     private static final int SOCKET_STREAM_BASE = 100_000;
@@ -290,7 +292,8 @@ public final class Pipeline implements AutoCloseable
                     rings.addSubscription(HOST_HOLD_STREAM_BASE + p, hostDoorbell), sockets, txCount, counters);
                 engines.hosts()[p] = engine;
                 spawn(system, guardian, "host-" + p, HostActor.create(new RingDutyCycle(hostDoorbell, engine::poll, 0, 0),
-                    hostWake, counters.allocate(CounterType.STAGE_RESTARTS, "port=" + p + " stage=host")), cpus[0]);
+                    hostWake, engine::recover, counters.allocate(CounterType.STAGE_RESTARTS, "port=" + p + " stage=host")),
+                    cpus[0]);
             }
             spawn(system, guardian, "watchdog-" + p,
                 TxWatchdog.create(p, states, engines.txqs()[p], config.txWatchdogTimeout()), Props.empty());
@@ -349,8 +352,7 @@ public final class Pipeline implements AutoCloseable
         }
         catch (final ExecutionException | TimeoutException ex)
         {
-            throw new IllegalStateException("xmit: " + what + " did not complete within " + CONTROL_TIMEOUT + ": " +
-                ex, ex);
+            throw new IllegalStateException("xmit: " + what + " did not complete in time: " + ex, ex);
         }
     }
 
@@ -629,11 +631,13 @@ public final class Pipeline implements AutoCloseable
      * point from its next turn on (1 = the first), where a failure is hardest to recover from — an RX queue after
      * delivering a frame of a burst it has not released, a socket after delivering a datagram, a qdisc after a
      * {@code tx_burst} whose result it has not booked or before taking a ring frame into its backlog, a TX queue after
-     * reclaiming completions it has not booked. The actor restarts under its supervision ({@link Supervision}) and
-     * must lose and repeat nothing.
+     * reclaiming completions it has not booked, a host after taking a frame it has not handled. The actor restarts
+     * under its supervision ({@link Supervision}) and must repeat nothing and lose nothing uncounted: the one frame
+     * whose own handling threw is dropped under a reason ({@code rx_drop_failed}, {@code host_drop_failed},
+     * {@code neigh_drop_failed}), never retried.
      *
-     * @param index the RX or TX queue, or for {@link Stage#SOCKET} the socket's id.
-     * @throws IllegalArgumentException for a port, queue or socket that does not exist.
+     * @param index the RX or TX queue, for {@link Stage#SOCKET} the socket's id, for {@link Stage#HOST} 0.
+     * @throws IllegalArgumentException for a port, queue, socket or host that does not exist.
      */
     public void injectCrash(final Stage stage, final int port, final int index, final int point)
     {
@@ -643,6 +647,18 @@ public final class Pipeline implements AutoCloseable
             case RX_QUEUE -> engine(engines.rxqs()[port], index, "RX queue").armCrash(point);
             case QDISC -> engine(engines.qdiscs()[port], index, "TX queue").armCrash(point);
             case TX_QUEUE -> engine(engines.txqs()[port], index, "TX queue").armCrash(point);
+            case HOST ->
+            {
+                if (null == engines.hosts()[port])
+                {
+                    throw new IllegalArgumentException("port " + port + " has no host (it has no IPv4 address)");
+                }
+                if (0 != index)
+                {
+                    throw new IllegalArgumentException("a port has one host: index must be 0, was " + index);
+                }
+                engines.hosts()[port].armCrash(point);
+            }
             case SOCKET ->
             {
                 final SocketResources resources;
@@ -701,20 +717,21 @@ public final class Pipeline implements AutoCloseable
             return new Accounting(accepted(), books);
         }
         // The books first, what the sockets accepted after them (Accounting's contract).
-        final List<QueueBooks> books = askBooks();
+        final List<QueueBooks> books = askBooks(System.nanoTime() + CONTROL_TIMEOUT.toNanos());
         return new Accounting(accepted(), books);
     }
 
-    /** Each TX queue's books, read on its qdisc's thread. */
-    private List<QueueBooks> askBooks()
+    /** Each TX queue's books, read on its qdisc's thread; all of them by {@code deadlineNanos} or an exception. */
+    private List<QueueBooks> askBooks(final long deadlineNanos)
     {
         final List<QueueBooks> books = new ArrayList<>();
         for (final ActorRef<QdiscActor.Command>[] port : qdiscs)
         {
             for (final ActorRef<QdiscActor.Command> qdisc : port)
             {
-                books.add(await(AskPattern.ask(qdisc, QdiscActor.GetBooks::new, CONTROL_TIMEOUT,
-                    system.scheduler()), "reading the books of " + qdisc.path().name()));
+                final Duration left = Duration.ofNanos(Math.max(MIN_ASK_NANOS, deadlineNanos - System.nanoTime()));
+                books.add(await(AskPattern.ask(qdisc, QdiscActor.GetBooks::new, left, system.scheduler()),
+                    "reading the books of " + qdisc.path().name()));
             }
         }
         return books;
@@ -865,6 +882,7 @@ public final class Pipeline implements AutoCloseable
                 }
                 if (null != engines.hosts()[p])
                 {
+                    engines.hosts()[p].recover();
                     droppedAwaitingArp += engines.hosts()[p].dropLeftovers();
                 }
             }
@@ -927,7 +945,7 @@ public final class Pipeline implements AutoCloseable
         {
             try
             {
-                if (drained())
+                if (drained(deadlineNanos))
                 {
                     return true;
                 }
@@ -945,9 +963,9 @@ public final class Pipeline implements AutoCloseable
         }
     }
 
-    private boolean drained()
+    private boolean drained(final long deadlineNanos)
     {
-        final List<QueueBooks> books = askBooks();
+        final List<QueueBooks> books = askBooks(deadlineNanos);
         if (!new Accounting(accepted(), books).atRest())
         {
             return false;

@@ -13,5 +13,7 @@ public enum Stage
     /** A TX queue's lockless qdisc: index = the TX queue. */
     QDISC,
     /** A TX queue's completion side: index = the TX queue. */
-    TX_QUEUE
+    TX_QUEUE,
+    /** A port's host (ARP, ICMP, frames held for a next hop), on ports with an IPv4 address: index = 0. */
+    HOST
 }

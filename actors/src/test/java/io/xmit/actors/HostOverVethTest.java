@@ -25,6 +25,7 @@ import java.util.function.LongSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -45,6 +46,8 @@ class HostOverVethTest
     private static final String PEER_IP_2 = "10.77.0.3";
     /** A third, resolved by xmit while a sender floods it. */
     private static final String PEER_IP_3 = "10.77.0.4";
+    /** A fourth, resolved by xmit after a crash of its host took the first datagram for it. */
+    private static final String PEER_IP_4 = "10.77.0.5";
     private static final int ECHO_PORT = 7;
     private static final int CONNECTED_PORT = 8;
     private static final int CLOSED_PORT = 9;
@@ -73,6 +76,7 @@ class HostOverVethTest
         NetNamespaces.run("ip", "-n", peerNs, "addr", "add", PEER_IP + "/24", "dev", PEER_IF);
         NetNamespaces.run("ip", "-n", peerNs, "addr", "add", PEER_IP_2 + "/24", "dev", PEER_IF);
         NetNamespaces.run("ip", "-n", peerNs, "addr", "add", PEER_IP_3 + "/24", "dev", PEER_IF);
+        NetNamespaces.run("ip", "-n", peerNs, "addr", "add", PEER_IP_4 + "/24", "dev", PEER_IF);
         NetNamespaces.run("ip", "-n", peerNs, "link", "set", PEER_IF, "up");
 
         final PipelineConfig.PortAddress defaults = PipelineConfig.PortAddress.defaultForInterface();
@@ -358,6 +362,44 @@ class HostOverVethTest
         {
             closeAll(receivers);
         }
+    }
+
+    /**
+     * Issue 5 for the host: its actor crashes on the first frame it takes (a datagram handed over to hold, or, if a
+     * frame from the peer came first, that frame). The actor restarts, the frame that failed is counted, never retried,
+     * and its socket released; what follows is held, resolved and sent as if nothing had happened.
+     */
+    @Test
+    void aHostThatCrashesOnAFrameCountsItAndGoesOn() throws Exception
+    {
+        assumeNamespaces();
+        final int frames = 3;
+        final long restarts = pipeline.counter(CounterType.STAGE_RESTARTS, "port=0 stage=host");
+        final long holdFailed = counter(CounterType.NEIGH_DROP_FAILED);
+        final long frameFailed = counter(CounterType.HOST_DROP_FAILED);
+        final List<DatagramChannel> receivers = NetNamespaces.inNamespace(peerNs, () -> udpSockets(PEER_IP_4, 42200, 1));
+        try (UdpSocket client = pipeline.openUdp(SocketOptions.udp4(43200).connect(Endpoint.of(PEER_IP_4, 42200))))
+        {
+            pipeline.injectCrash(Stage.HOST, 0, 0, 1);
+            for (int i = 0; i < frames; i++)
+            {
+                final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocate(16).putInt(0, 0).putInt(4, i));
+                assertTrue(client.send(payload, 0, 16) > 0, "send " + i);
+            }
+            awaitAtLeast(restarts + 1, () -> pipeline.counter(CounterType.STAGE_RESTARTS, "port=0 stage=host"));
+            final long lost = counter(CounterType.NEIGH_DROP_FAILED) - holdFailed;
+            assertEquals(1, lost + counter(CounterType.HOST_DROP_FAILED) - frameFailed, "one frame failed, once");
+            assertEquals(frames - lost, receiveAll(receivers, (int)(frames - lost)));
+            // The failed datagram released its socket as the sent ones did, and nothing else arrives.
+            awaitAtLeast(frames, () -> frames - client.inFlight());
+            assertNull(receivers.getFirst().receive(ByteBuffer.allocate(2048)), "a datagram sent twice");
+        }
+        finally
+        {
+            closeAll(receivers);
+        }
+        assertThrows(IllegalArgumentException.class, () -> pipeline.injectCrash(Stage.HOST, 0, 1, 1));
+        assertThrows(IllegalArgumentException.class, () -> pipeline.injectCrash(Stage.HOST, 1, 0, 1));
     }
 
     private static void assumeNamespaces()

@@ -93,6 +93,10 @@ public enum CounterType
     NEIGH_DROP_BAD_LENGTH(1514, "neigh_drop_bad_length", false),
     /** Datagrams held for a next hop's resolution, or handed to the host to hold, when the pipeline stopped. */
     NEIGH_DROP_SHUTDOWN(1515, "neigh_drop_shutdown", false),
+    /** Datagrams handed to the host to hold whose handling threw (the host actor restarted): never sent. */
+    NEIGH_DROP_FAILED(1516, "neigh_drop_failed", false),
+    /** Received frames whose handling threw (the host actor restarted): not answered. */
+    HOST_DROP_FAILED(1517, "host_drop_failed", false),
 
 
     /** Trace events written into the trace ring. */
