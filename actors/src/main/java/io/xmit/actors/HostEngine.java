@@ -198,6 +198,7 @@ final class HostEngine implements NeighbourHandler
         {
             holdFailed.incrementRelease();
             sockets.packetsCompleted((int)(holdTag >>> 32), 1);
+            sockets.holdDone((int)(holdTag >>> 32));
             holdTag = NO_TAG;
         }
         else
@@ -385,23 +386,30 @@ final class HostEngine implements NeighbourHandler
                 out.putBytes(0, buffer, offset, length);
                 EthernetFlyweight.putMac(out, EthernetFlyweight.DESTINATION_OFFSET, table.lookup(nextHop, now));
                 transmit(out, 0, length, txq, header.socketId(), header.priority());
+                sockets.holdDone(header.socketId());
             }
             case DROPPED_TABLE_FULL -> dropped(tag, NeighbourDrop.TABLE_FULL);
             case DROPPED_BAD_LENGTH -> dropped(tag, NeighbourDrop.BAD_LENGTH);
         }
     }
 
+    /** The neighbour table sends a held datagram: into its TX queue's ring, and its socket may send directly again. */
     @Override
     public void transmit(final DirectBuffer buffer, final int offset, final int length, final long tag)
     {
-        transmit(buffer, offset, length, (int)(tag >>> 16) & 0xFFFF, (int)(tag >>> 32), (int)tag & 0xFFFF);
+        final int socketId = (int)(tag >>> 32);
+        transmit(buffer, offset, length, (int)(tag >>> 16) & 0xFFFF, socketId, (int)tag & 0xFFFF);
+        sockets.holdDone(socketId);
     }
 
+    /** A datagram handed over to hold is dropped: counted under its reason, its socket released. */
     @Override
     public void dropped(final long tag, final NeighbourDrop reason)
     {
         neighbourDrops[reason.ordinal()].incrementRelease();
-        sockets.packetsCompleted((int)(tag >>> 32), 1);
+        final int socketId = (int)(tag >>> 32);
+        sockets.packetsCompleted(socketId, 1);
+        sockets.holdDone(socketId);
     }
 
     @Override

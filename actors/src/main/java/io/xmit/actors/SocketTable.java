@@ -58,6 +58,16 @@ public final class SocketTable
         packetsCompleted(id, 1);
     }
 
+    /** The host is done with a datagram socket {@code id} handed over to hold ({@link UdpSocket#holdDone()}). */
+    void holdDone(final int id)
+    {
+        final UdpSocket socket = byId(id);
+        if (null != socket)
+        {
+            socket.holdDone();
+        }
+    }
+
     /** TX completion of {@code packets} packets of socket {@code id}. */
     void packetsCompleted(final int id, final int packets)
     {

@@ -60,6 +60,13 @@ public final class UdpSocket implements AutoCloseable
     private int lastHash;
     private volatile boolean closed;
     private TracePoint trace = TracePoint.NONE;
+    /** Datagrams this socket handed to its port's host to hold; written by the sending thread only. */
+    private long holdsSent;
+    /** Of those, the ones the host has put into a TX queue's ring or dropped; written by the host's thread only. */
+    private volatile long holdsDone;
+    /** The next hop of the datagrams still with the host, and whether they have more than one (sender's thread). */
+    private int holdHop;
+    private boolean holdHopsMixed;
 
     UdpSocket(
         final int id,
@@ -272,9 +279,20 @@ public final class UdpSocket implements AutoCloseable
         final HostPath host = portContext.host();
         // Issue 8: with ARP, the next hop's MAC comes from the host actor's snapshot; until it is known the frame
         // goes to the host actor, which holds it while the next hop resolves, and sends it on TX queue txq.
-        final long destinationMac = null == host || FlowKey.FAMILY_IPV4 != flow.family() ? address.peerMac() :
-            host.resolve((int)flow.dstLo());
+        final boolean viaHost = null != host && FlowKey.FAMILY_IPV4 == flow.family();
+        final long destinationMac = viaHost ? host.resolve((int)flow.dstLo()) : address.peerMac();
         final boolean hold = HostPath.UNRESOLVED == destinationMac;
+        if (viaHost && holdsSent != holdsDone && !hold && mayOvertakeHeld(host.nextHop((int)flow.dstLo())))
+        {
+            // The next hop has resolved, but the host has not yet sent what this socket handed it: going around it
+            // now could overtake those, so the sender waits for it (a retry, as for a full ring).
+            backPressured.incrementRelease();
+            return SendResult.BACK_PRESSURED;
+        }
+        if (hold)
+        {
+            noteHold(host.nextHop((int)flow.dstLo()));
+        }
         final PacketPublication ring = hold ? host.holdRing() : portContext.qdiscRing(txq);
 
         long result = ring.tryClaim(frameLength, claim);
@@ -305,6 +323,7 @@ public final class UdpSocket implements AutoCloseable
             // Outside the books until the host actor puts it into a TX queue's ring (it counts it then).
             claim.putHeader(flowHash, id, priority, txq, HostPath.KIND_HOLD, RingFrameHeader.NO_TRACE_ID, 0);
             queueState.packetSent();
+            holdsSent++;
             claim.commit();
             return result;
         }
@@ -322,6 +341,29 @@ public final class UdpSocket implements AutoCloseable
         sent.incrementRelease();
         claim.commit();
         return result;
+    }
+
+    /**
+     * Whether a datagram to the resolved {@code nextHop} sent directly could overtake one of this socket's still with
+     * the host: yes if the host holds some for that next hop, or for more than one (which ones is not tracked).
+     */
+    private boolean mayOvertakeHeld(final int nextHop)
+    {
+        return holdHopsMixed || nextHop == holdHop;
+    }
+
+    /** A datagram for {@code nextHop} goes to the host to hold: which next hops the host now has of this socket. */
+    private void noteHold(final int nextHop)
+    {
+        if (holdsSent == holdsDone)
+        {
+            holdHop = nextHop;
+            holdHopsMixed = false;
+        }
+        else if (nextHop != holdHop)
+        {
+            holdHopsMixed = true;
+        }
     }
 
     private long refuse(final long result)
@@ -374,6 +416,15 @@ public final class UdpSocket implements AutoCloseable
     void packetsCompleted(final int packets)
     {
         queueState.packetsCompleted(packets);
+    }
+
+    /**
+     * The host has put a datagram this socket handed over to hold into a TX queue's ring, or dropped it; on the
+     * host's thread, after that ring's commit.
+     */
+    void holdDone()
+    {
+        holdsDone = holdsDone + 1;
     }
 
     /** The RX path's sk_mark_napi_id (§2.4): only connected sockets record it. */
