@@ -14,7 +14,7 @@ import java.nio.ByteOrder;
  *   4      int    socketId
  *   8      short  priority       skb->priority; only priority &amp; 15 is used (pfifo_fast band, XPS tc)
  *  10      short  rxQueue        recorded RX queue, -1 = none
- *  12      int    flags          bit 0 = traced, bit 1 = ooo_okay
+ *  12      int    flags          TX rings: bit 1 = ooo_okay; host rings: the frame's kind
  *  16      long   traceId        0 = not traced
  *  24      long   enqueueTimeNs
  *  32      ...    Ethernet frame
@@ -34,7 +34,6 @@ public final class RingFrameHeader extends Flyweight<RingFrameHeader>
     public static final int NO_FLOW_HASH = 0;
     public static final int NO_RX_QUEUE = -1;
     public static final long NO_TRACE_ID = 0;
-    public static final int FLAG_TRACED = 1;
     public static final int FLAG_OOO_OKAY = 1 << 1;
 
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
@@ -68,11 +67,6 @@ public final class RingFrameHeader extends Flyweight<RingFrameHeader>
     public int flags()
     {
         return buffer.getInt(offset + FLAGS_OFFSET, ORDER);
-    }
-
-    public boolean traced()
-    {
-        return (flags() & FLAG_TRACED) != 0;
     }
 
     /** The transport's ooo_okay: the cached TX queue may be re-chosen for this packet (kernel-semantics §1.5). */
