@@ -51,6 +51,8 @@ class HostOverVethTest
     private static final String PEER_IP_4 = "10.77.0.5";
     /** A fifth, resolved while a sender floods it with numbered datagrams. */
     private static final String PEER_IP_5 = "10.77.0.6";
+    /** An address on the link that no one has: its resolution fails. */
+    private static final String NOBODY_IP = "10.77.0.99";
     private static final int ECHO_PORT = 7;
     private static final int CONNECTED_PORT = 8;
     private static final int CLOSED_PORT = 9;
@@ -366,6 +368,33 @@ class HostOverVethTest
         finally
         {
             closeAll(receivers);
+        }
+    }
+
+    /**
+     * A next hop no one answers for: the neighbour holds the 3 newest datagrams (the older ones are dropped as
+     * hold-full), asks 3 times a second apart, then gives up and drops what it held as unresolved; every datagram is
+     * counted once and released from its socket.
+     */
+    @Test
+    void datagramsToANextHopNoOneAnswersForAreCountedAsUnresolved() throws Exception
+    {
+        assumeNamespaces();
+        final int datagrams = 5;
+        final long holdFull = counter(CounterType.NEIGH_DROP_HOLD_FULL);
+        final long unresolved = counter(CounterType.NEIGH_DROP_UNRESOLVED);
+        final long requests = counter(CounterType.HOST_ARP_REQUESTS);
+        try (UdpSocket client = pipeline.openUdp(SocketOptions.udp4(43400).connect(Endpoint.of(NOBODY_IP, 9))))
+        {
+            final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocate(16));
+            for (int i = 0; i < datagrams; i++)
+            {
+                assertTrue(client.send(payload, 0, 16) > 0, "send " + i);
+            }
+            awaitAtLeast(datagrams, () -> datagrams - client.inFlight());
+            assertEquals(datagrams - 3, counter(CounterType.NEIGH_DROP_HOLD_FULL) - holdFull);
+            assertEquals(3, counter(CounterType.NEIGH_DROP_UNRESOLVED) - unresolved);
+            assertTrue(counter(CounterType.HOST_ARP_REQUESTS) - requests >= 3, "3 requests before giving up");
         }
     }
 
