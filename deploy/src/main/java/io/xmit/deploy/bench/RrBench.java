@@ -91,9 +91,9 @@ public final class RrBench
                     TimeUnit.MILLISECONDS.toNanos(options.millis()));
                 final Histogram rtt = result.rtt();
                 out.printf(Locale.ROOT, "  %-8s %-9s %,8d replies  RTT mean %7.1f p50 %7.1f p99 %8.1f max %8.1f µs" +
-                    "  cross-CPU %5.1f%%%n", label, names.get(v), rtt.getTotalCount(), rtt.getMean() / 1000,
-                    rtt.getValueAtPercentile(50) / 1000.0, rtt.getValueAtPercentile(99) / 1000.0,
-                    rtt.getMaxValue() / 1000.0, 100 * result.crossCpuShare());
+                    "  cross-CPU %5.1f%%  back-pressured %,d%n", label, names.get(v), rtt.getTotalCount(),
+                    rtt.getMean() / 1000, rtt.getValueAtPercentile(50) / 1000.0, rtt.getValueAtPercentile(99) / 1000.0,
+                    rtt.getMaxValue() / 1000.0, 100 * result.crossCpuShare(), result.backPressured());
                 if (round > 0)
                 {
                     results.get(v).add(result);
@@ -128,6 +128,7 @@ public final class RrBench
                 add(rounds, "rtt_p99_9_us", rtt.getValueAtPercentile(99.9) / 1000.0);
                 add(rounds, "rtt_max_us", rtt.getMaxValue() / 1000.0);
                 add(rounds, "cross_cpu_share", result.crossCpuShare());
+                add(rounds, "sends_back_pressured", result.backPressured());
                 add(rounds, "replies_per_s", rtt.getTotalCount() * 1e9 / result.nanos());
                 toReference.add(rtt.getMean() / results.get(reference).get(r).rtt().getMean());
             }

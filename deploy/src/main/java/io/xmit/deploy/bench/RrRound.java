@@ -51,9 +51,10 @@ final class RrRound
      * @param rtt       RTT in ns of the replies received in the window.
      * @param replies   replies the server sent in the window.
      * @param crossCpu  of those, replies whose TX queue runs on another CPU than the request's RX queue.
+     * @param backPressured the load's sends refused as back-pressured (and retried) in the window.
      * @param nanos     the window's length.
      */
-    record Result(Histogram rtt, long replies, long crossCpu, long nanos)
+    record Result(Histogram rtt, long replies, long crossCpu, long backPressured, long nanos)
     {
         double crossCpuShare()
         {
@@ -104,12 +105,13 @@ final class RrRound
                 rtt.reset();
                 final long servedBefore = served.get();
                 final long crossBefore = crossCpu.get();
+                final long backPressuredBefore = backPressured.get();
                 final long start = System.nanoTime();
                 sleep(windowNanos);
                 final Histogram window = rtt.getIntervalHistogram();
                 final long nanos = System.nanoTime() - start;
                 final Result result = new Result(window, served.get() - servedBefore, crossCpu.get() - crossBefore,
-                    nanos);
+                    backPressured.get() - backPressuredBefore, nanos);
                 return result;
             }
             finally
