@@ -196,7 +196,7 @@ final class SequencedTraffic
         final StringBuilder text = new StringBuilder();
         for (final var entry : pipeline.counters().entrySet())
         {
-            if (entry.getValue() > 0 && (entry.getKey().startsWith("rx_drop") || entry.getKey().startsWith("stage_")))
+            if (entry.getValue() > 0 && entry.getKey().startsWith("rx_drop"))
             {
                 text.append(entry.getKey()).append('=').append(entry.getValue()).append(' ');
             }
