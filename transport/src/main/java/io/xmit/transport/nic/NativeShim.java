@@ -27,9 +27,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * pointer and an {@code int64} travel in the same register class, and raw addresses let callers hand over
  * preallocated native arrays with no {@code MemorySegment} per call. They are bound with
  * {@link Linker.Option#critical(boolean) critical(false)} (no thread-state transition): they do bounded work
- * (at most a ring's worth of frames) and wait at most briefly on one of the shim's locks, never on I/O (the
- * afpacket backend's socket calls never block: MSG_DONTWAIT), so the safepoint they can delay is short.
- * {@code xmit_nic_irq_wait} blocks and is bound normally, as are the control calls.
+ * (at most a ring's worth of frames) and wait at most briefly on one of the shim's locks, never on I/O, so the
+ * safepoint they can delay is short. The afpacket backend's bursts are system calls ({@code sendmmsg},
+ * {@code recvmmsg}; they never block, MSG_DONTWAIT, but a burst of a thousand frames takes hundreds of
+ * microseconds in the kernel): its ports use the same functions bound normally ({@code *_SYSCALL}), so a safepoint
+ * never waits for the kernel. {@code xmit_nic_irq_wait} blocks and is bound normally, as are the control calls.
  */
 final class NativeShim
 {
@@ -42,8 +44,10 @@ final class NativeShim
     static final MethodHandle INFO;
     static final MethodHandle LINK;
     static final MethodHandle TX_BURST;
+    static final MethodHandle TX_BURST_SYSCALL;
     static final MethodHandle TX_RECLAIM;
     static final MethodHandle RX_BURST;
+    static final MethodHandle RX_BURST_SYSCALL;
     static final MethodHandle RX_RELEASE;
     static final MethodHandle STATS;
     static final MethodHandle FAULT;
@@ -76,12 +80,13 @@ final class NativeShim
         CLOSE = bind.plain("xmit_nic_close", FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
         INFO = bind.plain("xmit_nic_info_get", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS));
         LINK = bind.plain("xmit_nic_port_link", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS));
-        TX_BURST = bind.critical("xmit_nic_tx_burst",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+        final FunctionDescriptor burst = FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT);
+        TX_BURST = bind.critical("xmit_nic_tx_burst", burst);
+        TX_BURST_SYSCALL = bind.plain("xmit_nic_tx_burst", burst);
         TX_RECLAIM = bind.critical("xmit_nic_tx_reclaim",
             FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG));
-        RX_BURST = bind.critical("xmit_nic_rx_burst",
-            FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
+        RX_BURST = bind.critical("xmit_nic_rx_burst", burst);
+        RX_BURST_SYSCALL = bind.plain("xmit_nic_rx_burst", burst);
         RX_RELEASE = bind.critical("xmit_nic_rx_release",
             FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT));
         STATS = bind.plain("xmit_nic_stats", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, ADDRESS));

@@ -19,6 +19,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 final class NicPort implements NicDriver
 {
     private static final int INFO_LENGTH = 8 * Integer.BYTES + 2 * Long.BYTES;
+    /** {@code XMIT_NIC_BACKEND_AFPACKET}: its bursts are system calls. */
+    private static final int BACKEND_AFPACKET = 2;
 
     private final long handle;
     private final int port;
@@ -27,11 +29,13 @@ final class NicPort implements NicDriver
     private final int ringSize;
     private final int maxFrame;
     private final Optional<NicLink> link;
+    private final boolean burstsAreSyscalls;
 
-    private NicPort(final long handle, final int port, final int txQueues, final int rxQueues, final int ringSize,
-        final int maxFrame, final Optional<NicLink> link)
+    private NicPort(final long handle, final boolean burstsAreSyscalls, final int port, final int txQueues,
+        final int rxQueues, final int ringSize, final int maxFrame, final Optional<NicLink> link)
     {
         this.handle = handle;
+        this.burstsAreSyscalls = burstsAreSyscalls;
         this.port = port;
         this.txQueues = txQueues;
         this.rxQueues = rxQueues;
@@ -50,8 +54,9 @@ final class NicPort implements NicDriver
         {
             final MemorySegment info = arena.allocate(INFO_LENGTH, 8);
             check((int)NativeShim.INFO.invokeExact(handle, info), "to describe port handle " + handle);
-            return new NicPort(handle, info.get(JAVA_INT, 12), info.get(JAVA_INT, 16), info.get(JAVA_INT, 20),
-                info.get(JAVA_INT, 24), info.get(JAVA_INT, 28), linkOf(handle, arena));
+            return new NicPort(handle, BACKEND_AFPACKET == info.get(JAVA_INT, 4), info.get(JAVA_INT, 12),
+                info.get(JAVA_INT, 16), info.get(JAVA_INT, 20), info.get(JAVA_INT, 24), info.get(JAVA_INT, 28),
+                linkOf(handle, arena));
         }
         catch (final NicException ex)
         {
@@ -85,6 +90,16 @@ final class NicPort implements NicDriver
     long handle()
     {
         return handle;
+    }
+
+    /**
+     * Whether this port's {@code tx_burst} and {@code rx_burst} enter the kernel (afpacket): they are then called
+     * through downcalls that leave the Java thread state, so a safepoint does not wait for them (see
+     * {@link NativeShim}).
+     */
+    boolean burstsAreSyscalls()
+    {
+        return burstsAreSyscalls;
     }
 
     @Override
@@ -128,7 +143,9 @@ final class NicPort implements NicDriver
     {
         try
         {
-            return (int)NativeShim.TX_BURST.invokeExact(handle, queue, descriptorsAddress, count);
+            return burstsAreSyscalls ?
+                (int)NativeShim.TX_BURST_SYSCALL.invokeExact(handle, queue, descriptorsAddress, count) :
+                (int)NativeShim.TX_BURST.invokeExact(handle, queue, descriptorsAddress, count);
         }
         catch (final Throwable ex)
         {
@@ -166,7 +183,10 @@ final class NicPort implements NicDriver
         final int received;
         try
         {
-            received = (int)NativeShim.RX_BURST.invokeExact(handle, queue, burst.address, Math.min(burst.capacity(), ringSize));
+            final int limit = Math.min(burst.capacity(), ringSize);
+            received = burstsAreSyscalls ?
+                (int)NativeShim.RX_BURST_SYSCALL.invokeExact(handle, queue, burst.address, limit) :
+                (int)NativeShim.RX_BURST.invokeExact(handle, queue, burst.address, limit);
         }
         catch (final Throwable ex)
         {

@@ -140,6 +140,24 @@ class AfPacketDeviceTest
         }
     }
 
+    /** afpacket's bursts are system calls: bound so that a safepoint need not wait for them; loop's and null's not. */
+    @Test
+    void onlyAfPacketBurstsAreCalledAsSystemCalls() throws Exception
+    {
+        assumeNamespaces();
+        try (NicDevice device = openDevice())
+        {
+            assertTrue(((NicPort)device.port(0)).burstsAreSyscalls());
+        }
+        for (final String spec : List.of("loop", "null"))
+        {
+            try (NicDevice device = NicDevice.open(spec))
+            {
+                assertFalse(((NicPort)device.port(0)).burstsAreSyscalls(), spec);
+            }
+        }
+    }
+
     @Test
     void framesSentByTxBurstArriveAtAKernelUdpSocketInThePeerNamespace() throws Exception
     {
