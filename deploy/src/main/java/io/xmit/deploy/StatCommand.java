@@ -116,6 +116,12 @@ final class StatCommand
         {
             return watch(view, once, json, count, interval, out);
         }
+        catch (final IllegalStateException ex)
+        {
+            // The file turned out damaged while being read (CountersView names it and what is wrong).
+            err.println("xmit stat: " + ex.getMessage());
+            return Main.EXIT_FAILED;
+        }
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();

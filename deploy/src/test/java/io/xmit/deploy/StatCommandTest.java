@@ -8,14 +8,21 @@ import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsPreset;
+import io.xmit.actors.stats.CounterType;
+import io.xmit.actors.stats.CountersFile;
 
 import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
@@ -86,6 +93,18 @@ class StatCommandTest
             Thread.sleep(1);
         }
         assertEquals(target, ECHOED.get(), "every request echoed");
+        // A qdisc counts a burst just after tx_burst, and the loop wire may carry its frames to an echo first; the
+        // TX queues count completions as they reclaim them: both settle on every packet once the echoes are in.
+        for (int port = 0; port < 2; port++)
+        {
+            while ((pipeline.total(CounterType.QDISC_PACKETS, port) != target ||
+                pipeline.total(CounterType.TXQ_COMPLETED_PACKETS, port) != target) && System.nanoTime() < deadline)
+            {
+                Thread.sleep(1);
+            }
+            assertEquals(target, pipeline.total(CounterType.QDISC_PACKETS, port), "port " + port + " sent");
+            assertEquals(target, pipeline.total(CounterType.TXQ_COMPLETED_PACKETS, port), "port " + port + " done");
+        }
     }
 
     /** The sum over the TX queues of port {@code port} of {@code key}, from {@code xmit stat --once --json}. */
@@ -167,5 +186,26 @@ class StatCommandTest
         assertEquals("xmit stat: no xmit pipeline named 'other' is running (no counters file of a live process in " +
             dir + ")", unnamed.err().strip());
         assertEquals(Main.EXIT_USAGE, xmit("stat", "--count", "0").code());
+    }
+
+    /** A live process's counters file with a damaged record: one line naming the file and the damage, exit 1. */
+    @Test
+    void aDamagedCountersFileIsOneLineAndExitOne(@TempDir final Path other) throws Exception
+    {
+        try (CountersFile file = CountersFile.create("damaged", other, 4))
+        {
+            file.allocate(CounterType.RX_PACKETS, "port=0 rxq=0");
+            try (FileChannel channel = FileChannel.open(file.path(), StandardOpenOption.WRITE))
+            {
+                final ByteBuffer length = ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN)
+                    .putInt(0, Integer.MAX_VALUE);
+                channel.write(length, CountersFile.HEADER_LENGTH + CountersReader.metaDataOffset(0) +
+                    CountersReader.LABEL_OFFSET);
+            }
+            final RunCommandTest.Result damaged = xmit("stat", "damaged", "--once", "--dir", other.toString());
+            assertEquals(Main.EXIT_FAILED, damaged.code(), damaged.err());
+            assertEquals("xmit stat: counters file is damaged: counter 0 has a label of 2147483647 bytes (at most " +
+                CountersReader.MAX_LABEL_LENGTH + "): " + file.path(), damaged.err().strip());
+        }
     }
 }

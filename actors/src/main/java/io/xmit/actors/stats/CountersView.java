@@ -157,7 +157,7 @@ public final class CountersView implements AutoCloseable
                 visitor.accept(
                     counterId,
                     reader.getCounterTypeId(counterId),
-                    reader.getCounterLabel(counterId),
+                    label(counterId),
                     reader.getCounterValue(counterId));
             }
         }
@@ -181,12 +181,30 @@ public final class CountersView implements AutoCloseable
             {
                 break;
             }
-            if (CountersReader.RECORD_ALLOCATED == state && label.equals(reader.getCounterLabel(counterId)))
+            if (CountersReader.RECORD_ALLOCATED == state && label.equals(label(counterId)))
             {
                 return reader.getCounterValue(counterId);
             }
         }
         return -1;
+    }
+
+    /**
+     * A counter's label, once its length is checked: the file is another process's, and a damaged length would
+     * read past the record.
+     *
+     * @throws IllegalStateException naming the file if the label's length is not that of any label.
+     */
+    private String label(final int counterId)
+    {
+        final int length = reader.metaDataBuffer().getInt(
+            CountersReader.metaDataOffset(counterId) + CountersReader.LABEL_OFFSET);
+        if (length < 0 || length > CountersReader.MAX_LABEL_LENGTH)
+        {
+            throw new IllegalStateException("counters file is damaged: counter " + counterId + " has a label of " +
+                length + " bytes (at most " + CountersReader.MAX_LABEL_LENGTH + "): " + path);
+        }
+        return reader.getCounterLabel(counterId);
     }
 
     /**
