@@ -3,6 +3,7 @@ package io.xmit.deploy;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigParseOptions;
 import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigUtil;
@@ -51,14 +52,15 @@ final class Settings
      */
     static Settings load(final Path file, final List<String> overrides)
     {
+        final ConfigObject sections = ConfigFactory.defaultReference().getObject("xmit");
         Config config = ConfigFactory.empty();
         for (final String pair : overrides)
         {
-            config = override(pair).withFallback(config);
+            config = checked(override(pair), sections).withFallback(config);
         }
         if (null != file)
         {
-            config = config.withFallback(parseFile(file));
+            config = config.withFallback(checked(parseFile(file), sections));
         }
         try
         {
@@ -165,6 +167,44 @@ final class Settings
             // `loop:tx=4,rx=4` is not HOCON; the string it is.
         }
         return ConfigValueFactory.fromAnyRef(text, "--set");
+    }
+
+    /**
+     * One layer, checked before it is merged ({@link #requireObjects}): once a layer's {@code xmit = 3} meets another
+     * layer's object, HOCON keeps the object and ignores every layer below, the reference too.
+     */
+    private static Config checked(final Config layer, final ConfigObject sections)
+    {
+        requireObjects(layer.root().get("xmit"), sections, "xmit");
+        return layer;
+    }
+
+    /**
+     * Where the reference has a section (an object: {@code xmit}, {@code xmit.qdisc}, …), the file and the overrides
+     * must have one too: {@code xmit = 3} would otherwise hide the reference's whole section and be reported as some
+     * key inside it missing.
+     *
+     * @param given   what the file and the overrides set at {@code key}, or null for nothing.
+     * @param section the reference's section at {@code key}.
+     */
+    private static void requireObjects(final ConfigValue given, final ConfigObject section, final String key)
+    {
+        if (null == given)
+        {
+            return;
+        }
+        if (!(given instanceof ConfigObject object))
+        {
+            throw new UsageException(key + " = " + render(given) + " is not an object; " + key + " holds " +
+                String.join(", ", section.keySet()));
+        }
+        for (final Map.Entry<String, ConfigValue> entry : section.entrySet())
+        {
+            if (entry.getValue() instanceof ConfigObject child)
+            {
+                requireObjects(object.get(entry.getKey()), child, key + "." + entry.getKey());
+            }
+        }
     }
 
     /** {@code xmit.run}, each of whose keys must be one the scenario reads. */

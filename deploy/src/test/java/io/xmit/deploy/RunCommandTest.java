@@ -75,6 +75,8 @@ class RunCommandTest
         Files.writeString(typo, "xmit { qdisc { bulk-limt = 16 } }\n");
         final Path broken = dir.resolve("broken.conf");
         Files.writeString(broken, "xmit { cpus = \n");
+        final Path notASection = dir.resolve("scalar.conf");
+        Files.writeString(notASection, "xmit = 3\n");
         final List<String[]> cases = List.of(
             new String[] {"xmit.qdisc.bulk-limt = 16 is not a known key", "--config", typo.toString()},
             new String[] {"xmit.cpu = 4 is not a known key", "--set", "cpu=4"},
@@ -100,6 +102,9 @@ class RunCommandTest
                 dir.resolve("none.conf").toString()},
             new String[] {"--config: " + broken, "--config", broken.toString()},
             new String[] {"--set 'cpus': expected key=value", "--set", "cpus"},
+            new String[] {"xmit = 3 is not an object; xmit holds ", "--config", notASection.toString(), "--rate", "5"},
+            new String[] {"xmit.qdisc = 5 is not an object; xmit.qdisc holds ", "--set", "qdisc=5"},
+            new String[] {"xmit.run = [1] is not an object; xmit.run holds duration, rate, flows", "--set", "run=[1]"},
             new String[] {"unknown option '--frobnicate'", "--frobnicate"});
         for (final String[] c : cases)
         {
