@@ -28,6 +28,8 @@ final class Settings
 {
     static final String RUN = "xmit.run";
     static final List<String> RUN_KEYS = List.of("duration", "rate", "flows");
+    /** The scenario's service listens on port A and its clients send from port B of one device. */
+    static final int RUN_PORTS = 2;
 
     private final Config config;
     private final PipelineConfig pipeline;
@@ -78,6 +80,12 @@ final class Settings
         catch (final IllegalArgumentException ex)
         {
             throw new UsageException(ex.getMessage());
+        }
+        final int ports = pipeline.deviceSpec().backend().ports();
+        if (RUN_PORTS != ports)
+        {
+            throw new UsageException("xmit.device = '" + pipeline.device() + "' has " + ports + " port; the run " +
+                "scenario needs " + RUN_PORTS + " (its service on port A, its clients on port B): use loop");
         }
         final Config run = section(config);
         final Duration duration = duration(run, "duration");
@@ -151,13 +159,17 @@ final class Settings
         return ConfigFactory.empty().withValue(key, value(pair.substring(eq + 1).strip()));
     }
 
-    /** {@code 4}, {@code [0, 1]}, {@code 10s} as HOCON would read them; what HOCON cannot read whole, as a string. */
+    /**
+     * {@code 4}, {@code [0, 1]}, {@code 10s} as HOCON would read them; what HOCON cannot read whole, and {@code null},
+     * as a string.
+     */
     private static ConfigValue value(final String text)
     {
         try
         {
             final Config parsed = ConfigFactory.parseString("v = " + text);
-            if (1 == parsed.root().size() && parsed.hasPathOrNull("v"))
+            // HOCON's null would unset the key, so the reference's value came back: `device=null` is the null device.
+            if (1 == parsed.root().size() && parsed.hasPath("v"))
             {
                 return parsed.root().get("v");
             }

@@ -104,6 +104,9 @@ class RunCommandTest
             new String[] {"--set 'cpus': expected key=value", "--set", "cpus"},
             new String[] {"xmit = 3 is not an object; xmit holds ", "--config", notASection.toString(), "--rate", "5"},
             new String[] {"xmit.qdisc = 5 is not an object; xmit.qdisc holds ", "--set", "qdisc=5"},
+            new String[] {"xmit.device = 'null' has 1 port; the run scenario needs 2", "--set", "device=null"},
+            new String[] {"xmit.device = 'afpacket:if=lo' has 1 port; the run scenario needs 2", "--set",
+                "device=afpacket:if=lo"},
             new String[] {"xmit.run = [1] is not an object; xmit.run holds duration, rate, flows", "--set", "run=[1]"},
             new String[] {"unknown option '--frobnicate'", "--frobnicate"});
         for (final String[] c : cases)
