@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -97,8 +98,10 @@ final class RunScenario
             {
                 pipeline = Pipeline.start(system, settings.pipeline());
             }
-            catch (final IllegalStateException ex)
+            catch (final IllegalStateException | IllegalArgumentException | UncheckedIOException ex)
             {
+                // What only starting can find: a counters directory that is not there, a trace file that cannot be
+                // written, a device that cannot be opened.
                 err.println("xmit run: cannot start the pipeline: " + ex.getMessage());
                 return Main.EXIT_FAILED;
             }

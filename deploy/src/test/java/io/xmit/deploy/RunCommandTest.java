@@ -123,6 +123,29 @@ class RunCommandTest
         }
     }
 
+    /** The most flows the scenario allows fit the pipeline's counters (6 per socket); before, the 683rd did not. */
+    @Test
+    void runsWithTheMostFlowsItAllows() throws IOException
+    {
+        final Path json = dir.resolve("flows.json");
+        final Result result = xmit("run", "--duration", "1s", "--rate", "8192", "--flows", "4096", "--json",
+            json.toString());
+        assertEquals(Main.EXIT_OK, result.code(), result.err());
+        final String summary = Files.readString(json).strip();
+        assertEquals(number(summary, "requests_sent"), number(summary, "replies_received"), summary);
+    }
+
+    /** What only starting can find is one line and exit 1: here, a counters directory that is not there. */
+    @Test
+    void aPipelineThatCannotStartIsOneLine()
+    {
+        final Path missing = dir.resolve("no-such-directory");
+        final Result result = xmit("run", "--set", "counters.directory=" + missing);
+        assertEquals(Main.EXIT_FAILED, result.code(), result.err());
+        assertEquals("xmit run: cannot start the pipeline: counters directory does not exist or is not a directory: " +
+            missing, result.err().strip());
+    }
+
     @Test
     void theEmbeddedConfigurationIsTheScenarioAndDocumentsEveryKey() throws IOException
     {

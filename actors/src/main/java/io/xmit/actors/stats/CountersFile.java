@@ -63,7 +63,11 @@ public final class CountersFile implements AutoCloseable
     public static final int HEADER_LENGTH = 128;
 
     public static final Path DEFAULT_DIRECTORY = Path.of("/dev/shm");
-    public static final int DEFAULT_CAPACITY = 4096;
+    /**
+     * Room for about 10,000 sockets (6 counters each) beside the queues' counters. The file is sparse: a page of
+     * memory is used only once counters on it are allocated, so room costs address space, not memory (42 MB of it).
+     */
+    public static final int DEFAULT_CAPACITY = 65_536;
     public static final int MAX_CAPACITY = 1_000_000;
     public static final String FILE_PREFIX = "xmit-";
     public static final String FILE_SUFFIX = ".counters";
