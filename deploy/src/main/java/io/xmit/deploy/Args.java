@@ -1,5 +1,8 @@
 package io.xmit.deploy;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+
 /** Command-line option values, checked: a bad one is a {@link UsageException} naming the option and the value. */
 final class Args
 {
@@ -15,6 +18,25 @@ final class Args
             throw new UsageException(option + " needs a value");
         }
         return args[i];
+    }
+
+    /**
+     * An output file's path, checked before any work: its folder must exist (a run of minutes must not end in
+     * "cannot write").
+     */
+    static Path outputFile(final String option, final String text)
+    {
+        final Path file = Path.of(text).toAbsolutePath();
+        final Path folder = file.getParent();
+        if (null == folder || !Files.isDirectory(folder))
+        {
+            throw new UsageException(option + " '" + text + "': folder " + folder + " does not exist");
+        }
+        if (Files.isDirectory(file))
+        {
+            throw new UsageException(option + " '" + text + "': is a folder");
+        }
+        return file;
     }
 
     static int intArg(final String what, final String text, final int min, final int max)

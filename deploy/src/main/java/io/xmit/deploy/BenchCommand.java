@@ -65,8 +65,8 @@ final class BenchCommand
                 }
                 case "--quick" -> quick = true;
                 case "--rounds" -> rounds = Args.intArg(arg, Args.value(args, ++i, arg), 1, 100);
-                case "--json" -> json = Path.of(Args.value(args, ++i, arg));
-                case "--report" -> report = Path.of(Args.value(args, ++i, arg));
+                case "--json" -> json = Args.outputFile(arg, Args.value(args, ++i, arg));
+                case "--report" -> report = Args.outputFile(arg, Args.value(args, ++i, arg));
                 case "tx", "rr", "all", "trace" ->
                 {
                     if (null != scenario)

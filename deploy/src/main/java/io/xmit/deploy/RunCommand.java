@@ -60,7 +60,7 @@ final class RunCommand
                 }
                 case "--config" -> file = Path.of(Args.value(args, ++i, arg));
                 case "--set" -> overrides.add(Args.value(args, ++i, arg));
-                case "--json" -> json = Path.of(Args.value(args, ++i, arg));
+                case "--json" -> json = Args.outputFile(arg, Args.value(args, ++i, arg));
                 case "--verbose", "-v" -> verbose = true;
                 case "--duration" -> overrides.add("xmit.run.duration=" + duration(Args.value(args, ++i, arg)));
                 case "--rate" -> overrides.add("xmit.run.rate=" +

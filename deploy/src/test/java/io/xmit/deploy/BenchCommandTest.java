@@ -128,7 +128,9 @@ class BenchCommandTest
     void aBadArgumentIsOneLineNamingItAndExitCodeTwo()
     {
         for (final List<String> args : List.of(List.of("bench"), List.of("bench", "fast"),
-            List.of("bench", "tx", "--rounds", "0"), List.of("bench", "tx", "rr"), List.of("bench", "rr", "--json")))
+            List.of("bench", "tx", "--rounds", "0"), List.of("bench", "tx", "rr"), List.of("bench", "rr", "--json"),
+            List.of("bench", "tx", "--json", "/no-such-folder/out.json"),
+            List.of("bench", "tx", "--report", "/no-such-folder/out.html")))
         {
             final RunCommandTest.Result result = RunCommandTest.xmit(args.toArray(String[]::new));
             assertEquals(Main.EXIT_USAGE, result.code(), args.toString());

@@ -102,6 +102,8 @@ class RunCommandTest
                 dir.resolve("none.conf").toString()},
             new String[] {"--config: " + broken, "--config", broken.toString()},
             new String[] {"--set 'cpus': expected key=value", "--set", "cpus"},
+            new String[] {"--json '/no-such-folder/out.json': folder /no-such-folder does not exist", "--json",
+                "/no-such-folder/out.json"},
             new String[] {"xmit = 3 is not an object; xmit holds ", "--config", notASection.toString(), "--rate", "5"},
             new String[] {"xmit.qdisc = 5 is not an object; xmit.qdisc holds ", "--set", "qdisc=5"},
             new String[] {"xmit.device = 'null' has 1 port; the run scenario needs 2", "--set", "device=null"},
