@@ -5,6 +5,7 @@ import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
 
 import org.agrona.CloseHelper;
+import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.ErrorHandler;
 import org.agrona.IoUtil;
 import org.slf4j.Logger;
@@ -124,6 +125,7 @@ public final class Rings implements AutoCloseable
             aeron = Aeron.connect(new Aeron.Context()
                 .aeronDirectoryName(driver.aeronDirectoryName())
                 .clientName("xmit-" + name)
+                .awaitingIdleStrategy(new BackoffIdleStrategy())
                 .subscriberErrorHandler(RETHROW));
         }
         catch (final RuntimeException ex)
