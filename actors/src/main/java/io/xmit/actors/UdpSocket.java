@@ -14,6 +14,8 @@ import io.xmit.transport.ring.PacketSubscription;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 
+import java.util.Objects;
+
 /**
  * A UDP socket of a pipeline, over IPv4 or IPv6, bound to a local address and port of one device port, optionally
  * connected to one peer.
@@ -269,6 +271,13 @@ public final class UdpSocket implements AutoCloseable
         {
             return refuse(SendResult.TOO_LONG);
         }
+        // Before the claim: a claim left open would block its ring, and every sender on that TX queue behind it.
+        Objects.requireNonNull(payload, "payload");
+        if (offset < 0 || offset > payload.capacity() - length)
+        {
+            throw new IndexOutOfBoundsException("payload [" + offset + ", " + ((long)offset + length) +
+                ") is not inside the " + payload.capacity() + "-byte buffer");
+        }
 
         // ooo_okay is decided before this packet's own charge (§1.5), and the pick may re-cache the queue (§1.2).
         final boolean oooOkay = queueState.oooOkay();
@@ -310,13 +319,22 @@ public final class UdpSocket implements AutoCloseable
             return refuse(result);
         }
 
-        final int written = writer.write(claim.buffer(), claim.frameOffset(), hold ? 0 : destinationMac,
-            address.mac(), flow, payload, offset, length);
+        final int written;
+        try
+        {
+            written = writer.write(claim.buffer(), claim.frameOffset(), hold ? 0 : destinationMac, address.mac(), flow,
+                payload, offset, length);
+        }
+        catch (final RuntimeException ex)
+        {
+            // The payload's own buffer failed to read (a DirectBuffer of the caller's): the space goes back.
+            claim.abort();
+            throw ex;
+        }
         if (written != frameLength)
         {
             claim.abort();
-            throw new IndexOutOfBoundsException("payload [" + offset + ", " + (offset + length) + ") is not inside " +
-                "the " + payload.capacity() + "-byte buffer (writer result " + written + ")");
+            throw new IllegalStateException("the frame writer wrote " + written + " of " + frameLength + " bytes");
         }
         if (hold)
         {

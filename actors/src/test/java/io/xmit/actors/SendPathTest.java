@@ -13,6 +13,7 @@ import static io.xmit.actors.EndToEndSupport.await;
 import static io.xmit.actors.EndToEndSupport.awaitExactly;
 import static io.xmit.actors.EndToEndSupport.loopConfig;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 @Timeout(60)
@@ -75,6 +76,38 @@ class SendPathTest
             assertEquals(1, pipeline.counter(CounterType.SOCKET_SENT, "port=0 socket=" + unconnected.id()));
             awaitExactly("the largest frame delivered", 1, () -> pipeline.total(CounterType.RX_PACKETS, 1));
             assertEquals(2048, pipeline.total(CounterType.RX_BYTES, 1));
+        }
+    }
+
+    /**
+     * A payload that cannot be read is the caller's error, thrown, but never at the ring's expense: a claim left
+     * open would block its TX queue's ring, and every sender behind it, until Aeron gave up on it. Bad arguments throw
+     * before the claim; a buffer that fails while being copied gives its claim back.
+     */
+    @Test
+    void aPayloadThatCannotBeReadThrowsAndTheQueueGoesOn()
+    {
+        try (Pipeline pipeline = Pipeline.start(KIT.system(), loopConfig("send-bad-payload", 2, XpsPreset.NONE)))
+        {
+            final UdpSocket socket = pipeline.openUdp(SocketOptions.udp4(5002).connect(Endpoint.of("10.0.0.2", 9)));
+            final UnsafeBuffer payload = new UnsafeBuffer(new byte[64]);
+            final UnsafeBuffer failing = new UnsafeBuffer(new byte[64])
+            {
+                @Override
+                public void boundsCheck(final int index, final int length)
+                {
+                    throw new IllegalStateException("this buffer cannot be read");
+                }
+            };
+            assertThrows(NullPointerException.class, () -> socket.send(null, 0, 8));
+            assertThrows(IndexOutOfBoundsException.class, () -> socket.send(payload, -1, 8));
+            assertThrows(IndexOutOfBoundsException.class, () -> socket.send(payload, 60, 8));
+            assertThrows(IllegalStateException.class, () -> socket.send(failing, 0, 8));
+            assertTrue(socket.send(payload, 0, 8) > 0);
+            awaitExactly("the good datagram sent after the bad ones", 1,
+                () -> pipeline.total(CounterType.TXQ_COMPLETED_PACKETS, 0));
+            assertEquals(1, pipeline.counter(CounterType.SOCKET_SENT, "port=0 socket=" + socket.id()));
+            assertTrue(pipeline.verify().atRest(), pipeline.accounting().line());
         }
     }
 }
