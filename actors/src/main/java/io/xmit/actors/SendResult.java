@@ -22,6 +22,8 @@ public final class SendResult
     public static final long WRONG_FAMILY = -22;
     /** The pipeline is stopping (draining what it accepted) or has stopped: it accepts nothing new. */
     public static final long STOPPED = -23;
+    /** {@link UdpSocket#sendTo} or {@link UdpSocket#reply} to port 0, which no datagram may go to (Linux: EINVAL). */
+    public static final long NO_DESTINATION_PORT = -24;
 
     private SendResult()
     {
@@ -49,6 +51,10 @@ public final class SendResult
         if (STOPPED == result)
         {
             return "STOPPED";
+        }
+        if (NO_DESTINATION_PORT == result)
+        {
+            return "NO_DESTINATION_PORT";
         }
         if (TOO_LONG == result)
         {

@@ -211,6 +211,10 @@ public final class UdpSocket implements AutoCloseable
         {
             return refuse(SendResult.WRONG_FAMILY);
         }
+        if (0 == port)
+        {
+            return refuse(SendResult.NO_DESTINATION_PORT);
+        }
         if (FlowKey.FAMILY_IPV4 == family)
         {
             scratch.setIpv4(FlowKey.PROTO_UDP, (int)local.srcLo(), (int)lo, local.srcPort(), port);

@@ -67,12 +67,13 @@ class SendPathTest
             final UnsafeBuffer payload = new UnsafeBuffer(new byte[4096]);
             assertEquals(SendResult.NOT_CONNECTED, unconnected.send(payload, 0, 8));
             assertEquals(SendResult.WRONG_FAMILY, unconnected.sendTo(Endpoint.of("fd00::2", 9), payload, 0, 8));
+            assertEquals(SendResult.NO_DESTINATION_PORT, unconnected.sendTo(Endpoint.of("10.0.0.2", 0), payload, 0, 8));
             // The loop device's largest frame is 2048 bytes: 2048 − 42 bytes of headers is the largest payload.
             assertEquals(SendResult.TOO_LONG, unconnected.sendTo(Endpoint.of("10.0.0.2", 9), payload, 0, 2007));
             assertTrue(unconnected.sendTo(Endpoint.of("10.0.0.2", 9), payload, 0, 2006) > 0);
             assertEquals("NOT_CONNECTED", SendResult.name(SendResult.NOT_CONNECTED));
             assertEquals("TOO_LONG", SendResult.name(SendResult.TOO_LONG));
-            assertEquals(3, pipeline.counter(CounterType.SOCKET_SEND_REFUSED, "port=0 socket=" + unconnected.id()));
+            assertEquals(4, pipeline.counter(CounterType.SOCKET_SEND_REFUSED, "port=0 socket=" + unconnected.id()));
             assertEquals(1, pipeline.counter(CounterType.SOCKET_SENT, "port=0 socket=" + unconnected.id()));
             awaitExactly("the largest frame delivered", 1, () -> pipeline.total(CounterType.RX_PACKETS, 1));
             assertEquals(2048, pipeline.total(CounterType.RX_BYTES, 1));
