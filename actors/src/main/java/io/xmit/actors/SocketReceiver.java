@@ -39,9 +39,9 @@ final class SocketReceiver
     private final CountersFile counters;
     private final AtomicCounter received;
     private final AtomicCounter deliveredCount;
+    private final AtomicCounter handlerFailed;
     private List<Datagram> pending;
     private final CrashSwitch crash;
-    private long handlerFailures;
 
     SocketReceiver(
         final UdpSocket socket,
@@ -59,6 +59,7 @@ final class SocketReceiver
         final String scope = "port=" + socket.port() + " socket=" + socket.id();
         received = counters.allocate(CounterType.SOCKET_RECEIVED, scope);
         deliveredCount = counters.allocate(CounterType.SOCKET_DELIVERED, scope);
+        handlerFailed = counters.allocate(CounterType.SOCKET_HANDLER_FAILED, scope);
         crash = new CrashSwitch("socket " + socket.id());
     }
 
@@ -122,10 +123,11 @@ final class SocketReceiver
             }
             catch (final RuntimeException ex)
             {
-                if (0 == handlerFailures++)
+                if (0 == handlerFailed.incrementRelease())
                 {
                     LOG.error("socket {}: the datagram handler threw; the datagram counts as delivered (later " +
-                        "failures of this socket's handler are not logged)", socket.id(), ex);
+                        "failures of this socket's handler are counted as socket_handler_failed, not logged)",
+                        socket.id(), ex);
                 }
             }
         }
@@ -147,5 +149,6 @@ final class SocketReceiver
     {
         counters.free(received);
         counters.free(deliveredCount);
+        counters.free(handlerFailed);
     }
 }

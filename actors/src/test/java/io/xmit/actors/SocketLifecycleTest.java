@@ -30,6 +30,33 @@ class SocketLifecycleTest
         KIT.shutdownTestKit();
     }
 
+    /** A handler that throws loses the pipeline nothing: each such datagram counts as delivered and as failed. */
+    @Test
+    void aFailingHandlerIsCountedAndTheSocketGoesOn()
+    {
+        try (Pipeline pipeline = Pipeline.start(KIT.system(), loopConfig("life-handler", 2, XpsPreset.NONE)))
+        {
+            final UdpSocket server = pipeline.openUdp(SocketOptions.udp4(7).handler((socket, datagram) ->
+            {
+                if (datagram.payloadLength() > 1)
+                {
+                    throw new IllegalStateException("the application's bug");
+                }
+            }));
+            final UdpSocket client = pipeline.openUdp(SocketOptions.udp4(5000).onPort(1));
+            final Endpoint serverEndpoint = Endpoint.of("10.0.0.1", 7);
+            for (int i = 0; i < 3; i++)
+            {
+                sendTo(client, serverEndpoint, new byte[] {1, 2});
+            }
+            sendTo(client, serverEndpoint, new byte[] {3});
+            final String scope = "port=0 socket=" + server.id();
+            awaitExactly("datagrams delivered", 4, () -> pipeline.counter(CounterType.SOCKET_DELIVERED, scope));
+            assertEquals(3, pipeline.counter(CounterType.SOCKET_HANDLER_FAILED, scope));
+            assertEquals(0, pipeline.counter(CounterType.STAGE_RESTARTS, scope + " stage=socket"));
+        }
+    }
+
     @Test
     void aClosedSocketRefusesSendsFreesItsAddressAndItsDatagramsCountAsNoSocket()
     {

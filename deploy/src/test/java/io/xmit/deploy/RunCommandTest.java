@@ -125,7 +125,7 @@ class RunCommandTest
         }
     }
 
-    /** The most flows the scenario allows fit the pipeline's counters (6 per socket); before, the 683rd did not. */
+    /** The most flows the scenario allows fit the pipeline's counters (7 per socket); before, one of 4,096 did not. */
     @Test
     void runsWithTheMostFlowsItAllows() throws IOException
     {

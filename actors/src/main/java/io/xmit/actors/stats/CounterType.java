@@ -65,6 +65,8 @@ public enum CounterType
     SOCKET_DELIVERED(1304, "socket_delivered", false),
     /** Per port: what the sockets closed so far had sent (their own counters are gone), for the accounting. */
     SOCKET_SENT_RETIRED(1305, "socket_sent_retired", false),
+    /** Datagrams whose handler threw (each still counts as delivered: the application had it). */
+    SOCKET_HANDLER_FAILED(1306, "socket_handler_failed", false),
 
     /** Restarts of one pipeline actor by its supervisor, labelled with the actor ({@code stage=qdisc}, …). */
     STAGE_RESTARTS(1400, "stage_restarts", false),

@@ -64,7 +64,7 @@ public final class CountersFile implements AutoCloseable
 
     public static final Path DEFAULT_DIRECTORY = Path.of("/dev/shm");
     /**
-     * Room for about 10,000 sockets (6 counters each) beside the queues' counters. The file is sparse: a page of
+     * Room for about 9,000 sockets (7 counters each) beside the queues' counters. The file is sparse: a page of
      * memory is used only once counters on it are allocated, so room costs address space, not memory (42 MB of it).
      */
     public static final int DEFAULT_CAPACITY = 65_536;
