@@ -5,6 +5,7 @@ import akka.actor.typed.javadsl.Behaviors;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.SendResult;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
 
@@ -47,9 +48,14 @@ public final class UdpEchoExample
             for (int i = 1; i <= 3; i++)
             {
                 final byte[] text = ("ping " + i).getBytes(StandardCharsets.UTF_8);
-                while (client.send(new UnsafeBuffer(text), 0, text.length) < 0)
+                long result;
+                while (SendResult.BACK_PRESSURED == (result = client.send(new UnsafeBuffer(text), 0, text.length)))
                 {
                     Thread.onSpinWait();
+                }
+                if (result < 0)
+                {
+                    throw new IllegalStateException("send refused: " + SendResult.name(result));
                 }
                 System.out.println("echo: " + replies.poll(5, TimeUnit.SECONDS));
             }
