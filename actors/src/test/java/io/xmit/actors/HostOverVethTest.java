@@ -98,7 +98,8 @@ class HostOverVethTest
         pipeline.openUdp(SocketOptions.udp4(ECHO_PORT).receiveBuffer(1 << 20).handler((socket, datagram) ->
         {
             reply.putBytes(0, datagram.buffer(), datagram.payloadOffset(), datagram.payloadLength());
-            while (socket.reply(datagram, reply, 0, datagram.payloadLength()) < 0)
+            // Only a full ring is worth a retry: spinning on STOPPED would hold the CPU the stop waits for.
+            while (SendResult.BACK_PRESSURED == socket.reply(datagram, reply, 0, datagram.payloadLength()))
             {
                 Thread.onSpinWait();
             }
@@ -246,7 +247,7 @@ class HostOverVethTest
                     .handler((socket, datagram) ->
                     {
                         reply.putBytes(0, datagram.buffer(), datagram.payloadOffset(), datagram.payloadLength());
-                        while (socket.send(reply, 0, datagram.payloadLength()) < 0)
+                        while (SendResult.BACK_PRESSURED == socket.send(reply, 0, datagram.payloadLength()))
                         {
                             Thread.onSpinWait();
                         }
