@@ -165,7 +165,6 @@ record RunSummary(
         return 0 == bulks ? 0 : (double)sum(pipeline, CounterType.QDISC_PACKETS) / bulks;
     }
 
-    /** Counter {@code type} over every queue (or socket) of every port. */
     /**
      * Every counted loss by reason, summed over ports and queues: the pipeline's drop counters, and the device's own
      * (frames that found an RX ring full, {@code nic_rx_missed}; frames removed by fault injection,
@@ -194,6 +193,7 @@ record RunSummary(
         return drops;
     }
 
+    /** Counter {@code type} over every queue (or socket) of every port. */
     static long sum(final Pipeline pipeline, final CounterType type)
     {
         long sum = 0;

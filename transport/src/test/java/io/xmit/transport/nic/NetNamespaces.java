@@ -68,7 +68,6 @@ public final class NetNamespaces
         return output;
     }
 
-    /** Runs a command, ignoring how it ends: for cleanup that must go on past a failure. */
     /**
      * Creates namespaces {@code xmitNs} and {@code peerNs} joined by a veth pair, {@code xmitIf} in the first and
      * {@code peerIf} in the second, with 4 TX and 4 RX queues on each end.
@@ -100,6 +99,7 @@ public final class NetNamespaces
         return null;
     }
 
+    /** Runs a command, ignoring how it ends: for cleanup that must go on past a failure. */
     public static void runQuietly(final String... command)
     {
         try

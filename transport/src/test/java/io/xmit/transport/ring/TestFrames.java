@@ -48,7 +48,6 @@ final class TestFrames
             (int)(seq & 3), seq, ~seq);
     }
 
-    /** Sends a frame written into {@code scratch} with {@link PacketPublication#send}. */
     /** Sends frame {@code seq} of {@code producer} once, in place through {@code claim} or by copy from {@code scratch}. */
     static long offer(
         final PacketPublication publication,
@@ -72,6 +71,7 @@ final class TestFrames
         return result;
     }
 
+    /** Sends a frame written into {@code scratch} with {@link PacketPublication#send}. */
     static long send(
         final PacketPublication publication,
         final MutableDirectBuffer scratch,
