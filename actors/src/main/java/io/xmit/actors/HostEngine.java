@@ -376,8 +376,6 @@ final class HostEngine implements NeighbourHandler
         parser.parse(buffer, offset, length, parsed);
         final int nextHop = path.nextHop((int)parsed.flowKey().dstLo());
         final HoldResult result = table.hold(nextHop, buffer, offset, length, tag, now);
-        // Its fate is decided: held (the table answers for it), or sent or dropped below.
-        holdTag = NO_TAG;
         switch (result)
         {
             case HELD -> held.incrementRelease();
@@ -391,6 +389,8 @@ final class HostEngine implements NeighbourHandler
             case DROPPED_TABLE_FULL -> dropped(tag, NeighbourDrop.TABLE_FULL);
             case DROPPED_BAD_LENGTH -> dropped(tag, NeighbourDrop.BAD_LENGTH);
         }
+        // Its fate is settled: held (the table answers for it from now on), sent, or dropped and counted.
+        holdTag = NO_TAG;
     }
 
     /** The neighbour table sends a held datagram: into its TX queue's ring, and its socket may send directly again. */

@@ -295,16 +295,12 @@ public final class UdpSocket implements AutoCloseable
         final boolean viaHost = null != host && FlowKey.FAMILY_IPV4 == flow.family();
         final long destinationMac = viaHost ? host.resolve((int)flow.dstLo()) : address.peerMac();
         final boolean hold = HostPath.UNRESOLVED == destinationMac;
-        if (viaHost && holdsSent != holdsDone && !hold && mayOvertakeHeld(host.nextHop((int)flow.dstLo())))
+        if (viaHost && holdsPending() && !hold && mayOvertakeHeld(host.nextHop((int)flow.dstLo())))
         {
             // The next hop has resolved, but the host has not yet sent what this socket handed it: going around it
             // now could overtake those, so the sender waits for it (a retry, as for a full ring).
             backPressured.incrementRelease();
             return SendResult.BACK_PRESSURED;
-        }
-        if (hold)
-        {
-            noteHold(host.nextHop((int)flow.dstLo()));
         }
         final PacketPublication ring = hold ? host.holdRing() : portContext.qdiscRing(txq);
 
@@ -329,9 +325,10 @@ public final class UdpSocket implements AutoCloseable
             written = writer.write(claim.buffer(), claim.frameOffset(), hold ? 0 : destinationMac, address.mac(), flow,
                 payload, offset, length);
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | Error ex)
         {
-            // The payload's own buffer failed to read (a DirectBuffer of the caller's): the space goes back.
+            // The payload's own buffer failed to read (a DirectBuffer of the caller's, or a fault on a mapped file):
+            // the space goes back, or the ring would stay blocked behind it.
             claim.abort();
             throw ex;
         }
@@ -345,6 +342,7 @@ public final class UdpSocket implements AutoCloseable
             // Outside the books until the host actor puts it into a TX queue's ring (it counts it then).
             claim.putHeader(flowHash, id, priority, txq, HostPath.KIND_HOLD, RingFrameHeader.NO_TRACE_ID, 0);
             queueState.packetSent();
+            noteHold(host.nextHop((int)flow.dstLo()));
             holdsSent++;
             claim.commit();
             return result;
@@ -374,10 +372,19 @@ public final class UdpSocket implements AutoCloseable
         return holdHopsMixed || nextHop == holdHop;
     }
 
+    /**
+     * Whether the host still has datagrams of this socket. A difference, not an equality: were a failure in the host
+     * ever to report one twice, the socket must not wait for it forever.
+     */
+    private boolean holdsPending()
+    {
+        return holdsSent - holdsDone > 0;
+    }
+
     /** A datagram for {@code nextHop} goes to the host to hold: which next hops the host now has of this socket. */
     private void noteHold(final int nextHop)
     {
-        if (holdsSent == holdsDone)
+        if (!holdsPending())
         {
             holdHop = nextHop;
             holdHopsMixed = false;

@@ -10,6 +10,7 @@ import io.xmit.actors.StopReport;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.deploy.bench.RequestPacer;
+import io.xmit.transport.nic.NicException;
 import io.xmit.actors.trace.TraceConfig;
 
 import org.HdrHistogram.Histogram;
@@ -98,7 +99,7 @@ final class RunScenario
             {
                 pipeline = Pipeline.start(system, settings.pipeline());
             }
-            catch (final IllegalStateException | IllegalArgumentException | UncheckedIOException ex)
+            catch (final IllegalStateException | IllegalArgumentException | UncheckedIOException | NicException ex)
             {
                 // What only starting can find: a counters directory that is not there, a trace file that cannot be
                 // written, a device that cannot be opened.

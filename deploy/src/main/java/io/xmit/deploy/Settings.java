@@ -187,7 +187,18 @@ final class Settings
      */
     private static Config checked(final Config layer, final ConfigObject sections)
     {
-        requireObjects(layer.root().get("xmit"), sections, "xmit");
+        try
+        {
+            requireObjects(layer.root().get("xmit"), sections, "xmit");
+        }
+        catch (final ConfigException.NotResolved ex)
+        {
+            // A substitution (`xmit.qdisc = ${base}`) is known only once resolved; the resolved keys are checked then.
+        }
+        catch (final ConfigException ex)
+        {
+            throw new UsageException(ex.getMessage());
+        }
         return layer;
     }
 
@@ -205,11 +216,13 @@ final class Settings
         {
             return;
         }
-        if (!(given instanceof ConfigObject object))
+        // valueType() of a substitution not yet resolved throws ConfigException.NotResolved (see checked).
+        if (ConfigValueType.OBJECT != given.valueType())
         {
             throw new UsageException(key + " = " + render(given) + " is not an object; " + key + " holds " +
                 String.join(", ", section.keySet()));
         }
+        final ConfigObject object = (ConfigObject)given;
         for (final Map.Entry<String, ConfigValue> entry : section.entrySet())
         {
             if (entry.getValue() instanceof ConfigObject child)

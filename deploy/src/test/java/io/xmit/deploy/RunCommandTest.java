@@ -191,4 +191,18 @@ class RunCommandTest
         assertEquals(7, settings.rate());
         assertEquals(2, settings.duration().toSeconds());
     }
+
+    /** A file may build sections from substitutions: the check that sections are objects waits for them. */
+    @Test
+    void sectionsMadeOfSubstitutionsAreAccepted() throws IOException
+    {
+        final Path file = dir.resolve("substituted.conf");
+        Files.writeString(file, "base { quota = 8 }\nshared { device = \"loop:tx=2,rx=2\" }\n" +
+            "xmit.qdisc = ${base} { bulk-limit = 16 }\nxmit = ${shared}\nxmit { cpus = 2 }\n");
+        final Settings settings = Settings.load(file, List.of());
+        assertEquals(8, settings.pipeline().quota());
+        assertEquals(16, settings.pipeline().bulkLimit());
+        assertEquals("loop:tx=2,rx=2", settings.pipeline().device());
+        assertEquals(2, settings.pipeline().cpus());
+    }
 }

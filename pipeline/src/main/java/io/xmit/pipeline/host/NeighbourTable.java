@@ -171,11 +171,9 @@ public final class NeighbourTable
 
         if (holdCount[entry] == holdPerNeighbour)
         {
-            final long droppedTag = holdTags[holdSlot(entry, 0)];
-            holdHead[entry] = (holdHead[entry] + 1) % holdPerNeighbour;
-            holdCount[entry]--;
+            final int oldest = takeOldest(entry);
             drops[NeighbourDrop.HOLD_FULL.ordinal()]++;
-            handler.dropped(droppedTag, NeighbourDrop.HOLD_FULL);
+            handler.dropped(holdTags[oldest], NeighbourDrop.HOLD_FULL);
         }
         final int slot = holdSlot(entry, holdCount[entry]);
         arena.putBytes(slot * maxFrameLength, buffer, offset, length);
@@ -410,17 +408,30 @@ public final class NeighbourTable
     {
         final int count = holdCount[entry];
         final long mac = macs[entry];
-        holdCount[entry] = 0;
-        for (int i = 0; i < count; i++)
+        while (holdCount[entry] > 0)
         {
-            final int slot = holdSlot(entry, i);
+            final int slot = takeOldest(entry);
             final int frameOffset = slot * maxFrameLength;
             EthernetFlyweight.putMac(arena, frameOffset + EthernetFlyweight.DESTINATION_OFFSET, mac);
             releasedFrames++;
             handler.transmit(arena, frameOffset, holdLengths[slot], holdTags[slot]);
         }
-        holdHead[entry] = 0;
         return count;
+    }
+
+    /**
+     * Takes the oldest frame held for {@code entry} off its queue before the handler hears of it, so that a handler
+     * that throws leaves the frames after it held (and told of later), none told twice and none forgotten. Its bytes
+     * stay in place until a later hold reuses the slot.
+     *
+     * @return the frame's slot.
+     */
+    private int takeOldest(final int entry)
+    {
+        final int slot = holdSlot(entry, 0);
+        holdHead[entry] = (holdHead[entry] + 1) % holdPerNeighbour;
+        holdCount[entry]--;
+        return slot;
     }
 
     /**
@@ -434,14 +445,13 @@ public final class NeighbourTable
         int dropped = 0;
         for (int entry = 0; entry < holdCount.length; entry++)
         {
-            final int count = holdCount[entry];
-            holdCount[entry] = 0;
-            for (int i = 0; i < count; i++)
+            while (holdCount[entry] > 0)
             {
+                final int slot = takeOldest(entry);
                 drops[reason.ordinal()]++;
-                handler.dropped(holdTags[holdSlot(entry, i)], reason);
+                dropped++;
+                handler.dropped(holdTags[slot], reason);
             }
-            dropped += count;
         }
         return dropped;
     }
@@ -449,13 +459,12 @@ public final class NeighbourTable
     private void fail(final int entry)
     {
         final int ip = ips[entry];
-        final int count = holdCount[entry];
-        holdCount[entry] = 0;
         failures++;
-        for (int i = 0; i < count; i++)
+        while (holdCount[entry] > 0)
         {
+            final int slot = takeOldest(entry);
             drops[NeighbourDrop.UNRESOLVED.ordinal()]++;
-            handler.dropped(holdTags[holdSlot(entry, i)], NeighbourDrop.UNRESOLVED);
+            handler.dropped(holdTags[slot], NeighbourDrop.UNRESOLVED);
         }
         remove(entry);
         handler.failed(ip);

@@ -115,6 +115,25 @@ class NeighbourTableTest
         assertEquals(0, table.poll(10_000), "a confirmed entry sends no more requests");
     }
 
+    /** An owner that throws on one frame: the frames after it stay held, and none is told of twice or forgotten. */
+    @Test
+    void aHandlerThatThrowsLeavesTheFramesAfterItHeld()
+    {
+        holdFrame(PEER_IP, 1, 0);
+        holdFrame(PEER_IP, 2, 10);
+        holdFrame(PEER_IP, 3, 20);
+        table.poll(20);
+        handler.take();
+        handler.failNextTransmit = true;
+
+        assertThrows(IllegalStateException.class, () -> peerReplies(50));
+
+        assertEquals(List.of("transmit 1 to 20000000002"), handler.take());
+        assertEquals(2, table.heldFor(PEER_IP));
+        assertEquals(2, table.dropAllHeld(NeighbourDrop.SHUTDOWN));
+        assertEquals(List.of("dropped 2 neigh_drop_shutdown", "dropped 3 neigh_drop_shutdown"), handler.take());
+    }
+
     @Test
     void aStopDropsEveryHeldFrameCountedAndLeavesTheEntries()
     {

@@ -11,6 +11,8 @@ final class RecordingHandler implements NeighbourHandler
 {
     final List<String> events = new ArrayList<>();
     final List<byte[]> transmitted = new ArrayList<>();
+    /** The next transmit is recorded, then throws (a failing owner). */
+    boolean failNextTransmit;
 
     @Override
     public void transmit(final DirectBuffer buffer, final int offset, final int length, final long tag)
@@ -19,6 +21,11 @@ final class RecordingHandler implements NeighbourHandler
         buffer.getBytes(offset, copy);
         transmitted.add(copy);
         events.add("transmit " + tag + " to " + Long.toHexString(EthernetFlyweight.getMac(buffer, offset)));
+        if (failNextTransmit)
+        {
+            failNextTransmit = false;
+            throw new IllegalStateException("the owner failed to transmit " + tag);
+        }
     }
 
     @Override
