@@ -13,16 +13,35 @@ import akka.actor.typed.javadsl.AskPattern;
 import io.xmit.actors.cpu.CpuThread;
 import io.xmit.actors.cpu.Cpus;
 import io.xmit.actors.cpu.PipelineMailbox;
+import io.xmit.actors.internal.host.HostActor;
+import io.xmit.actors.internal.host.HostEngine;
+import io.xmit.actors.internal.host.HostPath;
+import io.xmit.actors.internal.lifecycle.PipelineGuardian;
+import io.xmit.actors.internal.qdisc.QdiscActor;
+import io.xmit.actors.internal.qdisc.QdiscEngine;
+import io.xmit.actors.internal.rxq.RxQueueEngine;
+import io.xmit.actors.internal.socket.SendGate;
+import io.xmit.actors.internal.socket.SocketReceiver;
+import io.xmit.actors.internal.socket.SocketTable;
+import io.xmit.actors.internal.socket.UdpSocketImpl;
+import io.xmit.actors.internal.stage.ActorWake;
+import io.xmit.actors.internal.stage.PollingActor;
+import io.xmit.actors.internal.stage.Supervision;
+import io.xmit.actors.internal.txq.InFlightFifo;
+import io.xmit.actors.internal.txq.TxQueueEngine;
+import io.xmit.actors.internal.txq.TxWatchdog;
+import io.xmit.actors.internal.xps.MappingActor;
+import io.xmit.actors.internal.xps.PortContext;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.actors.trace.TraceSelector;
 import io.xmit.actors.trace.Tracer;
 import io.xmit.pipeline.flow.FlowHasher;
 import io.xmit.pipeline.flow.FlowKey;
-import io.xmit.pipeline.xps.QueueMap;
-import io.xmit.pipeline.xps.XpsMask;
 import io.xmit.pipeline.txq.ByteQueueLimits;
 import io.xmit.pipeline.txq.TxQueueState;
+import io.xmit.pipeline.xps.QueueMap;
+import io.xmit.pipeline.xps.XpsMask;
 import io.xmit.transport.nic.NicDevice;
 import io.xmit.transport.nic.NicDriver;
 import io.xmit.transport.nic.NicSpec;
@@ -440,8 +459,8 @@ public final class Pipeline implements AutoCloseable
                 counters.allocate(CounterType.SOCKET_SEND_BACKPRESSURED, scope),
                 counters.allocate(CounterType.SOCKET_SEND_REFUSED, scope),
                 counters.allocate(CounterType.STAGE_RESTARTS, scope + " stage=socket")};
-            final UdpSocket[] holder = new UdpSocket[1];
-            final UdpSocket socket = new UdpSocket(id, cpu, port, local, "*".equals(options.address()),
+            final UdpSocketImpl[] holder = new UdpSocketImpl[1];
+            final UdpSocketImpl socket = new UdpSocketImpl(id, cpu, port, local, "*".equals(options.address()),
                 options.reusePort(), options.priority(), options.sendBufferPackets(), publication, subscription, sendCounters,
                 () -> closeSocket(holder[0]));
             holder[0] = socket;
@@ -479,7 +498,7 @@ public final class Pipeline implements AutoCloseable
     {
     }
 
-    private synchronized void closeSocket(final UdpSocket socket)
+    private synchronized void closeSocket(final UdpSocketImpl socket)
     {
         checkControlThread("closing a socket");
         socket.markClosed();
@@ -509,39 +528,39 @@ public final class Pipeline implements AutoCloseable
     }
 
     /** Writes {@code xps_cpus} of TX queue {@code txq} on {@code port} (a hex mask, as sysfs takes it). */
-    public MappingActor.MappingReply setXpsCpus(final int port, final int txq, final String mask)
+    public XpsChange setXpsCpus(final int port, final int txq, final String mask)
     {
         return askMapping(port, "setting xps_cpus",
             replyTo -> new MappingActor.SetXpsCpus(txq, mask, replyTo));
     }
 
     /** Writes {@code xps_rxqs} of TX queue {@code txq} on {@code port}. */
-    public MappingActor.MappingReply setXpsRxqs(final int port, final int txq, final String mask)
+    public XpsChange setXpsRxqs(final int port, final int txq, final String mask)
     {
         return askMapping(port, "setting xps_rxqs",
             replyTo -> new MappingActor.SetXpsRxqs(txq, mask, replyTo));
     }
 
     /** Sets the real TX queue count of {@code port}, 1..the device's TX queues. */
-    public MappingActor.MappingReply setTxQueueCount(final int port, final int count)
+    public XpsChange setTxQueueCount(final int port, final int count)
     {
         return askMapping(port, "setting the TX queue count",
             replyTo -> new MappingActor.SetTxQueueCount(count, replyTo));
     }
 
     /** Which TX queue a connected socket of {@code flow} on {@code port} would get now, and why. */
-    public MappingActor.Explanation explain(final int port, final FlowKey flow, final int cpu, final int rxQueue)
+    public QueueExplanation explain(final int port, final FlowKey flow, final int cpu, final int rxQueue)
     {
         portContext(port);
         checkControlThread("explain");
         checkOpen();
         return await(AskPattern.ask(mappings.get(port),
-            (ActorRef<MappingActor.Explanation> replyTo) -> new MappingActor.Explain(flow, cpu, rxQueue, replyTo),
+            (ActorRef<QueueExplanation> replyTo) -> new MappingActor.Explain(flow, cpu, rxQueue, replyTo),
             CONTROL_TIMEOUT, system.scheduler()), "explaining a flow");
     }
 
-    private MappingActor.MappingReply askMapping(final int port, final String what,
-        final Function<ActorRef<MappingActor.MappingReply>, MappingActor.Command> command)
+    private XpsChange askMapping(final int port, final String what,
+        final Function<ActorRef<XpsChange>, MappingActor.Command> command)
     {
         portContext(port);
         checkControlThread(what);
@@ -617,7 +636,7 @@ public final class Pipeline implements AutoCloseable
     /** The open sockets. */
     public List<UdpSocket> sockets()
     {
-        return sockets.sockets();
+        return List.copyOf(sockets.sockets());
     }
 
     /** Completes with null when the pipeline's actors have stopped normally, or with the failure that stopped them. */
@@ -762,7 +781,7 @@ public final class Pipeline implements AutoCloseable
         {
             accepted += retired.get();
         }
-        for (final UdpSocket socket : sockets.sockets())
+        for (final UdpSocketImpl socket : sockets.sockets())
         {
             accepted += socket.sentCount();
         }
@@ -838,7 +857,7 @@ public final class Pipeline implements AutoCloseable
     {
         final long start = System.nanoTime();
         final List<SendGate.Sender> senders = new ArrayList<>();
-        for (final UdpSocket socket : sockets.sockets())
+        for (final UdpSocketImpl socket : sockets.sockets())
         {
             senders.add(socket.sender());
         }
@@ -981,7 +1000,7 @@ public final class Pipeline implements AutoCloseable
                 }
             }
         }
-        for (final UdpSocket socket : sockets.sockets())
+        for (final UdpSocketImpl socket : sockets.sockets())
         {
             if (socket.receiveRing().position() != socket.receiveSubscription().position())
             {

@@ -19,7 +19,7 @@ public final class ReceivedDatagram
     private long traceId;
     private final FlowKey flow = new FlowKey();
 
-    void wrap(final DirectBuffer buffer, final ParsedFrame parsed, final int rxQueue, final int flowHash,
+    public void wrap(final DirectBuffer buffer, final ParsedFrame parsed, final int rxQueue, final int flowHash,
         final long traceId)
     {
         this.traceId = traceId;

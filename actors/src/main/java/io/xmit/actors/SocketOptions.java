@@ -1,6 +1,7 @@
 package io.xmit.actors;
 
 import akka.actor.typed.ActorRef;
+import io.xmit.actors.internal.socket.SocketTable;
 import io.xmit.pipeline.flow.FlowKey;
 
 /**

@@ -1,5 +1,7 @@
 package io.xmit.actors;
 
+import io.xmit.actors.internal.stage.Supervision;
+
 /**
  * The kinds of pipeline actor that move packets, as named by {@link Pipeline#injectCrash} (and in logs): each runs
  * under the restart-with-backoff supervision that {@link Supervision} writes down.

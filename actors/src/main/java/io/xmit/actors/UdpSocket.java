@@ -1,20 +1,9 @@
 package io.xmit.actors;
 
-import io.xmit.actors.cpu.CpuThread;
-import io.xmit.actors.trace.TracePoint;
 import io.xmit.pipeline.flow.FlowKey;
-import io.xmit.pipeline.frame.RingFrameHeader;
-import io.xmit.pipeline.frame.UdpFrameWriter;
 import io.xmit.pipeline.xps.SocketQueueState;
-import io.xmit.pipeline.xps.TxQueueSelector;
-import io.xmit.transport.ring.PacketClaim;
-import io.xmit.transport.ring.PacketPublication;
-import io.xmit.transport.ring.PacketSubscription;
 
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.status.AtomicCounter;
-
-import java.util.Objects;
 
 /**
  * A UDP socket of a pipeline, over IPv4 or IPv6, bound to a local address and port of one device port, optionally
@@ -30,165 +19,54 @@ import java.util.Objects;
  * <b>Receiving</b> happens on the socket's CPU: its actor drains the socket's ring and calls the
  * {@link DatagramHandler}, or batches datagrams to an application actor.
  */
-public final class UdpSocket implements AutoCloseable
+public interface UdpSocket extends AutoCloseable
 {
-    private final int id;
-    private final int cpu;
-    private final PortContext portContext;
-    private final FlowKey local;
-    private final boolean wildcard;
-    private final boolean reusePort;
-    private final int priority;
-    private final long sendBufferPackets;
-    private final SocketQueueState queueState = new SocketQueueState();
-    private final UdpFrameWriter writer = new UdpFrameWriter();
-    private final PacketClaim claim = new PacketClaim();
-    private final FlowKey scratch = new FlowKey();
-    private final PacketPublication receiveRing;
-    private final PacketSubscription receiveSubscription;
-    private final AtomicCounter sent;
-    private final AtomicCounter backPressured;
-    private final AtomicCounter refused;
-    private final Runnable onClose;
-    private final SendGate.Sender sender = new SendGate.Sender();
-
-    private final FlowKey connectedFlow = new FlowKey();
-    private volatile Endpoint remote;
-    private int connectedHash;
-    private int lastFamily;
-    private long lastHi;
-    private long lastLo;
-    private int lastPort = -1;
-    private int lastHash;
-    private volatile boolean closed;
-    private TracePoint trace = TracePoint.NONE;
-    /** Datagrams this socket handed to its port's host to hold; written by the sending thread only. */
-    private long holdsSent;
-    /** Of those, the ones the host has put into a TX queue's ring or dropped; written by the host's thread only. */
-    private volatile long holdsDone;
-    /** The next hop of the datagrams still with the host, and whether they have more than one (sender's thread). */
-    private int holdHop;
-    private boolean holdHopsMixed;
-
-    UdpSocket(
-        final int id,
-        final int cpu,
-        final PortContext portContext,
-        final FlowKey local,
-        final boolean wildcard,
-        final boolean reusePort,
-        final int priority,
-        final long sendBufferPackets,
-        final PacketPublication receiveRing,
-        final PacketSubscription receiveSubscription,
-        final AtomicCounter[] counters,
-        final Runnable onClose)
-    {
-        this.id = id;
-        this.cpu = cpu;
-        this.portContext = portContext;
-        this.local = local;
-        this.wildcard = wildcard;
-        this.reusePort = reusePort;
-        this.priority = priority;
-        this.sendBufferPackets = sendBufferPackets;
-        this.receiveRing = receiveRing;
-        this.receiveSubscription = receiveSubscription;
-        this.sent = counters[0];
-        this.backPressured = counters[1];
-        this.refused = counters[2];
-        this.onClose = onClose;
-    }
-
     /** The socket's id, carried in every ring frame it sends. */
-    public int id()
-    {
-        return id;
-    }
+    int id();
 
     /** The CPU its receive handler runs on. */
-    public int cpu()
-    {
-        return cpu;
-    }
+    int cpu();
 
     /** The device port it is bound on. */
-    public int port()
-    {
-        return portContext.port();
-    }
+    int port();
 
     /** {@link FlowKey#FAMILY_IPV4} or {@link FlowKey#FAMILY_IPV6}. */
-    public int family()
-    {
-        return local.family();
-    }
+    int family();
 
     /** The bound address and port (for a wildcard bind, the port's own address of the family). */
-    public Endpoint local()
-    {
-        return new Endpoint(local.family(), local.srcHi(), local.srcLo(), local.srcPort());
-    }
+    Endpoint local();
 
     /** True if bound to every address of the port rather than one. */
-    public boolean isWildcard()
-    {
-        return wildcard;
-    }
+    boolean isWildcard();
 
     /** True if it may share its address with other sockets that set SO_REUSEPORT. */
-    public boolean isReusePort()
-    {
-        return reusePort;
-    }
+    boolean isReusePort();
 
     /** The connected peer, or null. */
-    public Endpoint remote()
-    {
-        return remote;
-    }
+    Endpoint remote();
 
     /** TX queue selection state: cached TX queue, recorded RX queue, packets in flight (read-only use). */
-    public SocketQueueState queueState()
-    {
-        return queueState;
-    }
+    SocketQueueState queueState();
 
     /** Packets sent and not yet completed by the device (or counted as dropped). */
-    public long inFlight()
-    {
-        return queueState.inFlight();
-    }
+    long inFlight();
 
-    public boolean isClosed()
-    {
-        return closed;
-    }
+    /** True once {@link #close} has been called. */
+    boolean isClosed();
 
     /**
      * Sends a datagram to the connected peer.
      *
      * @return a positive value if accepted, else a negative {@link SendResult}.
      */
-    public long send(final DirectBuffer payload, final int offset, final int length)
-    {
-        if (null == remote)
-        {
-            return refuse(SendResult.NOT_CONNECTED);
-        }
-        return transmit(connectedFlow, connectedHash, payload, offset, length, RingFrameHeader.NO_TRACE_ID);
-    }
+    long send(final DirectBuffer payload, final int offset, final int length);
 
     /**
      * Sends a datagram to {@code to}, which must be of the socket's family.
      *
      * @return a positive value if accepted, else a negative {@link SendResult}.
      */
-    public long sendTo(final Endpoint to, final DirectBuffer payload, final int offset, final int length)
-    {
-        return sendTo(to.family(), to.hi(), to.lo(), to.port(), payload, offset, length,
-            RingFrameHeader.NO_TRACE_ID);
-    }
+    long sendTo(final Endpoint to, final DirectBuffer payload, final int offset, final int length);
 
     /**
      * Sends a datagram back to the sender of {@code request} (received on this socket), from the address it was
@@ -197,297 +75,7 @@ public final class UdpSocket implements AutoCloseable
      *
      * @return a positive value if accepted, else a negative {@link SendResult}.
      */
-    public long reply(final ReceivedDatagram request, final DirectBuffer payload, final int offset, final int length)
-    {
-        final FlowKey flow = request.flow();
-        return sendTo(flow.family(), flow.srcHi(), flow.srcLo(), flow.srcPort(), payload, offset, length,
-            request.traceId());
-    }
-
-    private long sendTo(final int family, final long hi, final long lo, final int port, final DirectBuffer payload,
-        final int offset, final int length, final long inheritedTrace)
-    {
-        if (family != local.family())
-        {
-            return refuse(SendResult.WRONG_FAMILY);
-        }
-        if (0 == port)
-        {
-            return refuse(SendResult.NO_DESTINATION_PORT);
-        }
-        if (FlowKey.FAMILY_IPV4 == family)
-        {
-            scratch.setIpv4(FlowKey.PROTO_UDP, (int)local.srcLo(), (int)lo, local.srcPort(), port);
-        }
-        else
-        {
-            scratch.setIpv6(FlowKey.PROTO_UDP, local.srcHi(), local.srcLo(), hi, lo, local.srcPort(), port);
-        }
-        return transmit(scratch, flowHash(family, hi, lo, port), payload, offset, length, inheritedTrace);
-    }
-
-    /** skb_get_hash for an unconnected send (§3.4): computed per destination, cached for repeats of the last one. */
-    private int flowHash(final int family, final long hi, final long lo, final int port)
-    {
-        if (port != lastPort || lo != lastLo || hi != lastHi || family != lastFamily)
-        {
-            lastFamily = family;
-            lastHi = hi;
-            lastLo = lo;
-            lastPort = port;
-            lastHash = portContext.hasher().hash(scratch);
-        }
-        return lastHash;
-    }
-
-    private long transmit(final FlowKey flow, final int flowHash, final DirectBuffer payload, final int offset,
-        final int length, final long inheritedTrace)
-    {
-        // Inside the send before looking at the gate and the closed flag, so a stop or a close that sets them and
-        // then finds no sender inside knows no send of this socket is in a ring (SendGate).
-        if (!sender.enter(portContext.gate()))
-        {
-            return refuse(SendResult.STOPPED);
-        }
-        try
-        {
-            if (closed)
-            {
-                return refuse(SendResult.CLOSED);
-            }
-            return claimAndWrite(flow, flowHash, payload, offset, length, inheritedTrace);
-        }
-        finally
-        {
-            sender.leave();
-        }
-    }
-
-    private long claimAndWrite(final FlowKey flow, final int flowHash, final DirectBuffer payload, final int offset,
-        final int length, final long inheritedTrace)
-    {
-        if (sendBufferPackets > 0 && queueState.inFlight() >= sendBufferPackets)
-        {
-            return refuse(SendResult.SEND_BUFFER_FULL);
-        }
-        final int frameLength = writer.headerLength(flow.family()) + length;
-        if (length < 0 || frameLength > portContext.maxFrame())
-        {
-            return refuse(SendResult.TOO_LONG);
-        }
-        // Before the claim: a claim left open would block its ring, and every sender on that TX queue behind it.
-        Objects.requireNonNull(payload, "payload");
-        if (offset < 0 || offset > payload.capacity() - length)
-        {
-            throw new IndexOutOfBoundsException("payload [" + offset + ", " + ((long)offset + length) +
-                ") is not inside the " + payload.capacity() + "-byte buffer");
-        }
-
-        // ooo_okay is decided before this packet's own charge (§1.5), and the pick may re-cache the queue (§1.2).
-        final boolean oooOkay = queueState.oooOkay();
-        final int picked = TxQueueSelector.pickTx(
-            portContext.queueMap(), queueState, CpuThread.currentCpu(), flowHash);
-        final int txq = TxQueueSelector.queue(picked);
-        final PipelineConfig.PortAddress address = portContext.address();
-        final HostPath host = portContext.host();
-        // Issue 8: with ARP, the next hop's MAC comes from the host actor's snapshot; until it is known the frame
-        // goes to the host actor, which holds it while the next hop resolves, and sends it on TX queue txq.
-        final boolean viaHost = null != host && FlowKey.FAMILY_IPV4 == flow.family();
-        final long destinationMac = viaHost ? host.resolve((int)flow.dstLo()) : address.peerMac();
-        final boolean hold = HostPath.UNRESOLVED == destinationMac;
-        if (viaHost && holdsPending() && !hold && mayOvertakeHeld(host.nextHop((int)flow.dstLo())))
-        {
-            // The next hop has resolved, but the host has not yet sent what this socket handed it: going around it
-            // now could overtake those, so the sender waits for it (a retry, as for a full ring).
-            backPressured.incrementRelease();
-            return SendResult.BACK_PRESSURED;
-        }
-        final PacketPublication ring = hold ? host.holdRing() : portContext.qdiscRing(txq);
-
-        long result = ring.tryClaim(frameLength, claim);
-        if (PacketPublication.ADMIN_ACTION == result)
-        {
-            result = ring.tryClaim(frameLength, claim);
-        }
-        if (result < 0)
-        {
-            if (PacketPublication.BACK_PRESSURED == result || PacketPublication.ADMIN_ACTION == result)
-            {
-                backPressured.incrementRelease();
-                return SendResult.BACK_PRESSURED;
-            }
-            return refuse(result);
-        }
-
-        final int written;
-        try
-        {
-            written = writer.write(claim.buffer(), claim.frameOffset(), hold ? 0 : destinationMac, address.mac(), flow,
-                payload, offset, length);
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            // The payload's own buffer failed to read (a DirectBuffer of the caller's, or a fault on a mapped file):
-            // the space goes back, or the ring would stay blocked behind it.
-            claim.abort();
-            throw ex;
-        }
-        if (written != frameLength)
-        {
-            claim.abort();
-            throw new IllegalStateException("the frame writer wrote " + written + " of " + frameLength + " bytes");
-        }
-        if (hold)
-        {
-            // Outside the books until the host actor puts it into a TX queue's ring (it counts it then).
-            claim.putHeader(flowHash, id, priority, txq, HostPath.KIND_HOLD, RingFrameHeader.NO_TRACE_ID, 0);
-            queueState.packetSent();
-            noteHold(host.nextHop((int)flow.dstLo()));
-            holdsSent++;
-            claim.commit();
-            return result;
-        }
-        final long traceId = RingFrameHeader.NO_TRACE_ID != inheritedTrace ? inheritedTrace :
-            flow == connectedFlow ? trace.selectStable(flow, id) : trace.select(flow, id);
-        claim.putHeader(flowHash, id, priority, RingFrameHeader.NO_RX_QUEUE,
-            oooOkay ? RingFrameHeader.FLAG_OOO_OKAY : 0, traceId, 0);
-        if (RingFrameHeader.NO_TRACE_ID != traceId)
-        {
-            trace.sent(traceId, picked, id, traceId == inheritedTrace, claim.buffer(), claim.frameOffset(),
-                frameLength);
-        }
-        queueState.packetSent();
-        // Counted before the commit makes it visible: whoever reads the books sees no frame taken that was not sent.
-        sent.incrementRelease();
-        claim.commit();
-        return result;
-    }
-
-    /**
-     * Whether a datagram to the resolved {@code nextHop} sent directly could overtake one of this socket's still with
-     * the host: yes if the host holds some for that next hop, or for more than one (which ones is not tracked).
-     */
-    private boolean mayOvertakeHeld(final int nextHop)
-    {
-        return holdHopsMixed || nextHop == holdHop;
-    }
-
-    /**
-     * Whether the host still has datagrams of this socket. A difference, not an equality: were a failure in the host
-     * ever to report one twice, the socket must not wait for it forever.
-     */
-    private boolean holdsPending()
-    {
-        return holdsSent - holdsDone > 0;
-    }
-
-    /** A datagram for {@code nextHop} goes to the host to hold: which next hops the host now has of this socket. */
-    private void noteHold(final int nextHop)
-    {
-        if (!holdsPending())
-        {
-            holdHop = nextHop;
-            holdHopsMixed = false;
-        }
-        else if (nextHop != holdHop)
-        {
-            holdHopsMixed = true;
-        }
-    }
-
-    private long refuse(final long result)
-    {
-        refused.incrementRelease();
-        return result;
-    }
-
-    /**
-     * Connects to {@code peer}: only its datagrams are received from now on, {@link #send} goes to it, and the
-     * socket caches its TX queue (§1.2) and records the RX queue its datagrams arrive on (§2.4). Call before
-     * sending from the sending thread; the pipeline's socket table is updated before this returns.
-     */
-    void connect(final Endpoint peer)
-    {
-        if (peer.family() != local.family())
-        {
-            throw new IllegalArgumentException("cannot connect an IPv" + local.family() + " socket to " + peer);
-        }
-        if (FlowKey.FAMILY_IPV4 == peer.family())
-        {
-            connectedFlow.setIpv4(FlowKey.PROTO_UDP, (int)local.srcLo(), (int)peer.lo(), local.srcPort(), peer.port());
-        }
-        else
-        {
-            connectedFlow.setIpv6(FlowKey.PROTO_UDP, local.srcHi(), local.srcLo(), peer.hi(), peer.lo(),
-                local.srcPort(), peer.port());
-        }
-        connectedHash = portContext.hasher().hash(connectedFlow);
-        queueState.connect();
-        remote = peer;
-    }
-
-    FlowKey localKey()
-    {
-        return local;
-    }
-
-    PacketPublication receiveRing()
-    {
-        return receiveRing;
-    }
-
-    PacketSubscription receiveSubscription()
-    {
-        return receiveSubscription;
-    }
-
-    /** TX completions (or counted drops) of {@code packets} of this socket's packets; any thread. */
-    void packetsCompleted(final int packets)
-    {
-        queueState.packetsCompleted(packets);
-    }
-
-    /**
-     * The host has put a datagram this socket handed over to hold into a TX queue's ring, or dropped it; on the
-     * host's thread, after that ring's commit.
-     */
-    void holdDone()
-    {
-        holdsDone = holdsDone + 1;
-    }
-
-    /** The RX path's sk_mark_napi_id (§2.4): only connected sockets record it. */
-    void recordRxQueue(final int rxQueue)
-    {
-        queueState.recordRxQueue(rxQueue);
-    }
-
-    /** The tracing hooks of this socket (its sends and its receive side), set once before it is used. */
-    void trace(final TracePoint point)
-    {
-        trace = point;
-    }
-
-    TracePoint tracePoint()
-    {
-        return trace;
-    }
-
-    SendGate.Sender sender()
-    {
-        return sender;
-    }
-
-    /** What this socket has sent, for the pipeline's books. */
-    long sentCount()
-    {
-        return sent.get();
-    }
-
-    void markClosed()
-    {
-        closed = true;
-    }
+    long reply(final ReceivedDatagram request, final DirectBuffer payload, final int offset, final int length);
 
     /**
      * Closes the socket: it stops receiving, its actor stops and its ring is released. Packets already sent still
@@ -495,18 +83,5 @@ public final class UdpSocket implements AutoCloseable
      * that is an {@link IllegalStateException} and the socket stays open.
      */
     @Override
-    public void close()
-    {
-        if (!closed)
-        {
-            onClose.run();
-        }
-    }
-
-    @Override
-    public String toString()
-    {
-        return "UdpSocket{id=" + id + ", port=" + port() + ", cpu=" + cpu + ", local=" + local() +
-            (wildcard ? " (any address)" : "") + (reusePort ? " (reuseport)" : "") + ", remote=" + remote + ", " + queueState + "}";
-    }
+    void close();
 }

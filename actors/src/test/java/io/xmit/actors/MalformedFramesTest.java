@@ -1,5 +1,7 @@
 package io.xmit.actors;
 
+import io.xmit.actors.internal.rxq.RxQueueEngine;
+import io.xmit.actors.internal.socket.SocketTable;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.pipeline.flow.FlowKey;

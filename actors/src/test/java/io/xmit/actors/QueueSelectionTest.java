@@ -205,7 +205,7 @@ class QueueSelectionTest
                 "cpu 1's replies on tx-1 and tx-3: " + pipeline.counters());
 
             // explain() with a sending CPU and no RX queue goes by the CPU map, to one of that CPU's queues.
-            final MappingActor.Explanation explanation = pipeline.explain(0,
+            final QueueExplanation explanation = pipeline.explain(0,
                 new FlowKey().setIpv4(FlowKey.PROTO_UDP, ipv4("10.0.0.1"), ipv4("10.0.0.2"), 8, 7000), 1, -1);
             assertEquals(SelectionRule.XPS_CPUS, explanation.rule(), explanation.text());
             assertEquals(1, explanation.txQueue() % 2, explanation.text());
@@ -246,7 +246,7 @@ class QueueSelectionTest
                 }
                 expected[queue] += packetsPerSocket;
 
-                final MappingActor.Explanation explanation = pipeline.explain(0, connectedFlow(socket), -1, -1);
+                final QueueExplanation explanation = pipeline.explain(0, connectedFlow(socket), -1, -1);
                 assertEquals(SelectionRule.HASH, explanation.rule(), explanation.text());
                 assertEquals(queue, explanation.txQueue(), explanation.text());
             }
@@ -372,7 +372,7 @@ class QueueSelectionTest
                 expected[original[s]]++;
             }
 
-            final MappingActor.MappingReply shrink = pipeline.setTxQueueCount(0, 2);
+            final XpsChange shrink = pipeline.setTxQueueCount(0, 2);
             assertTrue(shrink.applied(), shrink.message());
             assertEquals(2, shrink.map().realNumTx());
             assertEquals(2, pipeline.queueMap(0).realNumTx());
@@ -387,7 +387,7 @@ class QueueSelectionTest
                 }
                 else
                 {
-                    final MappingActor.Explanation explanation = pipeline.explain(0, connectedFlow(socket), -1, -1);
+                    final QueueExplanation explanation = pipeline.explain(0, connectedFlow(socket), -1, -1);
                     assertEquals(SelectionRule.HASH, explanation.rule(), explanation.text());
                     assertTrue(explanation.txQueue() < 2, explanation.text());
                     moved[s] = explanation.txQueue();
@@ -397,7 +397,7 @@ class QueueSelectionTest
                 expected[moved[s]]++;
             }
 
-            final MappingActor.MappingReply grow = pipeline.setTxQueueCount(0, 4);
+            final XpsChange grow = pipeline.setTxQueueCount(0, 4);
             assertTrue(grow.applied(), grow.message());
             for (int s = 0; s < socketsCount; s++)
             {
@@ -449,14 +449,14 @@ class QueueSelectionTest
                 () -> pipeline.setXpsCpus(2, 0, "1"));
             assertTrue(noPort.getMessage().contains("device port 2"), noPort.getMessage());
 
-            final MappingActor.MappingReply set = pipeline.setXpsCpus(0, 1, "2");
+            final XpsChange set = pipeline.setXpsCpus(0, 1, "2");
             assertTrue(set.applied(), set.message());
             assertTrue(set.message().contains("tx-1 xps_cpus"), set.message());
             assertSame(set.map(), pipeline.queueMap(0));
             assertTrue(pipeline.queueMap(0).xpsCpus(1).get(1));
             assertFalse(pipeline.queueMap(0).xpsCpus(1).get(0));
 
-            final MappingActor.MappingReply shrink = pipeline.setTxQueueCount(0, 2);
+            final XpsChange shrink = pipeline.setTxQueueCount(0, 2);
             assertTrue(shrink.applied(), shrink.message());
             assertTrue(shrink.message().contains("4 -> 2"), shrink.message());
             final QueueMap shrunk = pipeline.queueMap(0);
@@ -466,7 +466,7 @@ class QueueSelectionTest
     }
 
     private static void assertRefused(final Pipeline pipeline, final QueueMap before,
-        final MappingActor.MappingReply reply, final String... named)
+        final XpsChange reply, final String... named)
     {
         assertFalse(reply.applied(), reply.message());
         for (final String text : named)
@@ -480,7 +480,7 @@ class QueueSelectionTest
     private static void assertExplains(final Pipeline pipeline, final FlowKey flow, final int rxq, final int queue,
         final SelectionRule rule)
     {
-        final MappingActor.Explanation explanation = pipeline.explain(0, flow, -1, rxq);
+        final QueueExplanation explanation = pipeline.explain(0, flow, -1, rxq);
         assertEquals(queue, explanation.txQueue(), explanation.text());
         assertEquals(rule, explanation.rule(), explanation.text());
     }

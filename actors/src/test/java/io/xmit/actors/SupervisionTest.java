@@ -1,6 +1,8 @@
 package io.xmit.actors;
 
 import akka.actor.testkit.typed.javadsl.ActorTestKit;
+import io.xmit.actors.internal.stage.CrashSwitch;
+import io.xmit.actors.internal.stage.Supervision;
 import io.xmit.actors.stats.CounterType;
 
 import org.junit.jupiter.api.AfterAll;

@@ -1,0 +1,159 @@
+package io.xmit.actors.internal.socket;
+
+import akka.actor.typed.ActorRef;
+import io.xmit.actors.Datagram;
+import io.xmit.actors.DatagramHandler;
+import io.xmit.actors.Datagrams;
+import io.xmit.actors.ReceivedDatagram;
+import io.xmit.actors.internal.stage.CrashSwitch;
+import io.xmit.actors.stats.CounterType;
+import io.xmit.actors.stats.CountersFile;
+import io.xmit.pipeline.frame.FrameParser;
+import io.xmit.pipeline.frame.ParseStatus;
+import io.xmit.pipeline.frame.ParsedFrame;
+import io.xmit.pipeline.frame.RingFrameHeader;
+import io.xmit.transport.ring.PacketHandler;
+import io.xmit.transport.ring.PacketSubscription;
+
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The receive side of one socket, run by its actor on the socket's CPU: drains the socket's ring and hands each
+ * datagram to the application, either to a {@link DatagramHandler} in place (no copy, no allocation) or, copied, in
+ * one {@link Datagrams} message per poll to an application actor.
+ */
+public final class SocketReceiver
+{
+    private static final Logger LOG = LoggerFactory.getLogger(SocketReceiver.class);
+
+    private final UdpSocketImpl socket;
+    private final PacketSubscription ring;
+    private final DatagramHandler handler;
+    private final ActorRef<Datagrams> target;
+    private final int pollLimit;
+    private final FrameParser parser = new FrameParser();
+    private final ParsedFrame parsed = new ParsedFrame();
+    private final ReceivedDatagram datagram = new ReceivedDatagram();
+    private final PacketHandler onFrame = this::onFrame;
+    private final CountersFile counters;
+    private final AtomicCounter received;
+    private final AtomicCounter deliveredCount;
+    private final AtomicCounter handlerFailed;
+    private List<Datagram> pending;
+    private final CrashSwitch crash;
+
+    public SocketReceiver(
+        final UdpSocketImpl socket,
+        final DatagramHandler handler,
+        final ActorRef<Datagrams> target,
+        final int pollLimit,
+        final CountersFile counters)
+    {
+        this.socket = socket;
+        this.ring = socket.receiveSubscription();
+        this.handler = handler;
+        this.target = target;
+        this.pollLimit = pollLimit;
+        this.counters = counters;
+        final String scope = "port=" + socket.port() + " socket=" + socket.id();
+        received = counters.allocate(CounterType.SOCKET_RECEIVED, scope);
+        deliveredCount = counters.allocate(CounterType.SOCKET_DELIVERED, scope);
+        handlerFailed = counters.allocate(CounterType.SOCKET_HANDLER_FAILED, scope);
+        crash = new CrashSwitch("socket " + socket.id());
+    }
+
+    public UdpSocketImpl socket()
+    {
+        return socket;
+    }
+
+    /** @return datagrams taken from the ring. */
+    public int poll()
+    {
+        crash.load();
+        final int frames = ring.poll(onFrame, pollLimit);
+        flushPending();
+        return frames;
+    }
+
+    /**
+     * After a failure in a turn (a supervisor restart): the ring counts a frame as consumed once its handler has run
+     * (or thrown), so nothing is delivered twice; datagrams already batched for the application actor are sent.
+     */
+    public void recover()
+    {
+        flushPending();
+    }
+
+    public void armCrash(final int points)
+    {
+        crash.arm(points);
+    }
+
+    private void flushPending()
+    {
+        if (null != pending)
+        {
+            target.tell(new Datagrams(pending));
+            pending = null;
+        }
+    }
+
+    private void onFrame(
+        final RingFrameHeader header, final DirectBuffer buffer, final int frameOffset, final int frameLength)
+    {
+        // The RX queue parsed this frame before copying it here (only it writes this ring), so this parse, which
+        // finds the payload, succeeds.
+        if (ParseStatus.OK != parser.parse(buffer, frameOffset, frameLength, parsed))
+        {
+            throw new IllegalStateException("socket " + socket.id() + ": a frame in its ring does not parse");
+        }
+        final long traceId = header.traceId();
+        if (RingFrameHeader.NO_TRACE_ID != traceId)
+        {
+            socket.tracePoint().delivered(traceId, socket.id(), header.rxQueue());
+        }
+        datagram.wrap(buffer, parsed, header.rxQueue(), header.flowHash(), traceId);
+        if (null != handler)
+        {
+            try
+            {
+                handler.onDatagram(socket, datagram);
+            }
+            catch (final RuntimeException ex)
+            {
+                if (0 == handlerFailed.incrementRelease())
+                {
+                    LOG.error("socket {}: the datagram handler threw; the datagram counts as delivered (later " +
+                        "failures of this socket's handler are counted as socket_handler_failed, not logged)",
+                        socket.id(), ex);
+                }
+            }
+        }
+        else
+        {
+            if (null == pending)
+            {
+                pending = new ArrayList<>();
+            }
+            pending.add(new Datagram(socket.id(), datagram.source(), datagram.payload(), datagram.rxQueue()));
+        }
+        received.incrementRelease();
+        deliveredCount.incrementRelease();
+        crash.point("after delivering a datagram");
+    }
+
+    /** Frees the counters, once the socket's actor has stopped. */
+    public void close()
+    {
+        counters.free(received);
+        counters.free(deliveredCount);
+        counters.free(handlerFailed);
+    }
+}

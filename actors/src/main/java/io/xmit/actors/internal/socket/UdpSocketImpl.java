@@ -1,0 +1,492 @@
+package io.xmit.actors.internal.socket;
+
+import io.xmit.actors.DatagramHandler;
+import io.xmit.actors.Endpoint;
+import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.ReceivedDatagram;
+import io.xmit.actors.SendResult;
+import io.xmit.actors.UdpSocket;
+import io.xmit.actors.cpu.CpuThread;
+import io.xmit.actors.internal.host.HostPath;
+import io.xmit.actors.internal.xps.PortContext;
+import io.xmit.actors.trace.TracePoint;
+import io.xmit.pipeline.flow.FlowKey;
+import io.xmit.pipeline.frame.RingFrameHeader;
+import io.xmit.pipeline.frame.UdpFrameWriter;
+import io.xmit.pipeline.xps.SocketQueueState;
+import io.xmit.pipeline.xps.TxQueueSelector;
+import io.xmit.transport.ring.PacketClaim;
+import io.xmit.transport.ring.PacketPublication;
+import io.xmit.transport.ring.PacketSubscription;
+
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
+
+import java.util.Objects;
+
+/**
+ * The pipeline's side of a {@link UdpSocket}: the send path (TX queue selection, ring claim, frame write, hold
+ * bookkeeping for next hops being resolved) and what the RX queue, socket receiver and completions need of a socket.
+ */
+public final class UdpSocketImpl implements UdpSocket
+{
+    private final int id;
+    private final int cpu;
+    private final PortContext portContext;
+    private final FlowKey local;
+    private final boolean wildcard;
+    private final boolean reusePort;
+    private final int priority;
+    private final long sendBufferPackets;
+    private final SocketQueueState queueState = new SocketQueueState();
+    private final UdpFrameWriter writer = new UdpFrameWriter();
+    private final PacketClaim claim = new PacketClaim();
+    private final FlowKey scratch = new FlowKey();
+    private final PacketPublication receiveRing;
+    private final PacketSubscription receiveSubscription;
+    private final AtomicCounter sent;
+    private final AtomicCounter backPressured;
+    private final AtomicCounter refused;
+    private final Runnable onClose;
+    private final SendGate.Sender sender = new SendGate.Sender();
+
+    private final FlowKey connectedFlow = new FlowKey();
+    private volatile Endpoint remote;
+    private int connectedHash;
+    private int lastFamily;
+    private long lastHi;
+    private long lastLo;
+    private int lastPort = -1;
+    private int lastHash;
+    private volatile boolean closed;
+    private TracePoint trace = TracePoint.NONE;
+    /** Datagrams this socket handed to its port's host to hold; written by the sending thread only. */
+    private long holdsSent;
+    /** Of those, the ones the host has put into a TX queue's ring or dropped; written by the host's thread only. */
+    private volatile long holdsDone;
+    /** The next hop of the datagrams still with the host, and whether they have more than one (sender's thread). */
+    private int holdHop;
+    private boolean holdHopsMixed;
+
+    public UdpSocketImpl(
+        final int id,
+        final int cpu,
+        final PortContext portContext,
+        final FlowKey local,
+        final boolean wildcard,
+        final boolean reusePort,
+        final int priority,
+        final long sendBufferPackets,
+        final PacketPublication receiveRing,
+        final PacketSubscription receiveSubscription,
+        final AtomicCounter[] counters,
+        final Runnable onClose)
+    {
+        this.id = id;
+        this.cpu = cpu;
+        this.portContext = portContext;
+        this.local = local;
+        this.wildcard = wildcard;
+        this.reusePort = reusePort;
+        this.priority = priority;
+        this.sendBufferPackets = sendBufferPackets;
+        this.receiveRing = receiveRing;
+        this.receiveSubscription = receiveSubscription;
+        this.sent = counters[0];
+        this.backPressured = counters[1];
+        this.refused = counters[2];
+        this.onClose = onClose;
+    }
+
+    @Override
+    public int id()
+    {
+        return id;
+    }
+
+    @Override
+    public int cpu()
+    {
+        return cpu;
+    }
+
+    @Override
+    public int port()
+    {
+        return portContext.port();
+    }
+
+    @Override
+    public int family()
+    {
+        return local.family();
+    }
+
+    @Override
+    public Endpoint local()
+    {
+        return new Endpoint(local.family(), local.srcHi(), local.srcLo(), local.srcPort());
+    }
+
+    @Override
+    public boolean isWildcard()
+    {
+        return wildcard;
+    }
+
+    @Override
+    public boolean isReusePort()
+    {
+        return reusePort;
+    }
+
+    @Override
+    public Endpoint remote()
+    {
+        return remote;
+    }
+
+    @Override
+    public SocketQueueState queueState()
+    {
+        return queueState;
+    }
+
+    @Override
+    public long inFlight()
+    {
+        return queueState.inFlight();
+    }
+
+    @Override
+    public boolean isClosed()
+    {
+        return closed;
+    }
+
+    @Override
+    public long send(final DirectBuffer payload, final int offset, final int length)
+    {
+        if (null == remote)
+        {
+            return refuse(SendResult.NOT_CONNECTED);
+        }
+        return transmit(connectedFlow, connectedHash, payload, offset, length, RingFrameHeader.NO_TRACE_ID);
+    }
+
+    @Override
+    public long sendTo(final Endpoint to, final DirectBuffer payload, final int offset, final int length)
+    {
+        return sendTo(to.family(), to.hi(), to.lo(), to.port(), payload, offset, length,
+            RingFrameHeader.NO_TRACE_ID);
+    }
+
+    @Override
+    public long reply(final ReceivedDatagram request, final DirectBuffer payload, final int offset, final int length)
+    {
+        final FlowKey flow = request.flow();
+        return sendTo(flow.family(), flow.srcHi(), flow.srcLo(), flow.srcPort(), payload, offset, length,
+            request.traceId());
+    }
+
+    private long sendTo(final int family, final long hi, final long lo, final int port, final DirectBuffer payload,
+        final int offset, final int length, final long inheritedTrace)
+    {
+        if (family != local.family())
+        {
+            return refuse(SendResult.WRONG_FAMILY);
+        }
+        if (0 == port)
+        {
+            return refuse(SendResult.NO_DESTINATION_PORT);
+        }
+        if (FlowKey.FAMILY_IPV4 == family)
+        {
+            scratch.setIpv4(FlowKey.PROTO_UDP, (int)local.srcLo(), (int)lo, local.srcPort(), port);
+        }
+        else
+        {
+            scratch.setIpv6(FlowKey.PROTO_UDP, local.srcHi(), local.srcLo(), hi, lo, local.srcPort(), port);
+        }
+        return transmit(scratch, flowHash(family, hi, lo, port), payload, offset, length, inheritedTrace);
+    }
+
+    /** skb_get_hash for an unconnected send (§3.4): computed per destination, cached for repeats of the last one. */
+    private int flowHash(final int family, final long hi, final long lo, final int port)
+    {
+        if (port != lastPort || lo != lastLo || hi != lastHi || family != lastFamily)
+        {
+            lastFamily = family;
+            lastHi = hi;
+            lastLo = lo;
+            lastPort = port;
+            lastHash = portContext.hasher().hash(scratch);
+        }
+        return lastHash;
+    }
+
+    private long transmit(final FlowKey flow, final int flowHash, final DirectBuffer payload, final int offset,
+        final int length, final long inheritedTrace)
+    {
+        // Inside the send before looking at the gate and the closed flag, so a stop or a close that sets them and
+        // then finds no sender inside knows no send of this socket is in a ring (SendGate).
+        if (!sender.enter(portContext.gate()))
+        {
+            return refuse(SendResult.STOPPED);
+        }
+        try
+        {
+            if (closed)
+            {
+                return refuse(SendResult.CLOSED);
+            }
+            return claimAndWrite(flow, flowHash, payload, offset, length, inheritedTrace);
+        }
+        finally
+        {
+            sender.leave();
+        }
+    }
+
+    private long claimAndWrite(final FlowKey flow, final int flowHash, final DirectBuffer payload, final int offset,
+        final int length, final long inheritedTrace)
+    {
+        if (sendBufferPackets > 0 && queueState.inFlight() >= sendBufferPackets)
+        {
+            return refuse(SendResult.SEND_BUFFER_FULL);
+        }
+        final int frameLength = writer.headerLength(flow.family()) + length;
+        if (length < 0 || frameLength > portContext.maxFrame())
+        {
+            return refuse(SendResult.TOO_LONG);
+        }
+        // Before the claim: a claim left open would block its ring, and every sender on that TX queue behind it.
+        Objects.requireNonNull(payload, "payload");
+        if (offset < 0 || offset > payload.capacity() - length)
+        {
+            throw new IndexOutOfBoundsException("payload [" + offset + ", " + ((long)offset + length) +
+                ") is not inside the " + payload.capacity() + "-byte buffer");
+        }
+
+        // ooo_okay is decided before this packet's own charge (§1.5), and the pick may re-cache the queue (§1.2).
+        final boolean oooOkay = queueState.oooOkay();
+        final int picked = TxQueueSelector.pickTx(
+            portContext.queueMap(), queueState, CpuThread.currentCpu(), flowHash);
+        final int txq = TxQueueSelector.queue(picked);
+        final PipelineConfig.PortAddress address = portContext.address();
+        final HostPath host = portContext.host();
+        // Issue 8: with ARP, the next hop's MAC comes from the host actor's snapshot; until it is known the frame
+        // goes to the host actor, which holds it while the next hop resolves, and sends it on TX queue txq.
+        final boolean viaHost = null != host && FlowKey.FAMILY_IPV4 == flow.family();
+        final long destinationMac = viaHost ? host.resolve((int)flow.dstLo()) : address.peerMac();
+        final boolean hold = HostPath.UNRESOLVED == destinationMac;
+        if (viaHost && holdsPending() && !hold && mayOvertakeHeld(host.nextHop((int)flow.dstLo())))
+        {
+            // The next hop has resolved, but the host has not yet sent what this socket handed it: going around it
+            // now could overtake those, so the sender waits for it (a retry, as for a full ring).
+            backPressured.incrementRelease();
+            return SendResult.BACK_PRESSURED;
+        }
+        final PacketPublication ring = hold ? host.holdRing() : portContext.qdiscRing(txq);
+
+        long result = ring.tryClaim(frameLength, claim);
+        if (PacketPublication.ADMIN_ACTION == result)
+        {
+            result = ring.tryClaim(frameLength, claim);
+        }
+        if (result < 0)
+        {
+            if (PacketPublication.BACK_PRESSURED == result || PacketPublication.ADMIN_ACTION == result)
+            {
+                backPressured.incrementRelease();
+                return SendResult.BACK_PRESSURED;
+            }
+            return refuse(result);
+        }
+
+        final int written;
+        try
+        {
+            written = writer.write(claim.buffer(), claim.frameOffset(), hold ? 0 : destinationMac, address.mac(), flow,
+                payload, offset, length);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            // The payload's own buffer failed to read (a DirectBuffer of the caller's, or a fault on a mapped file):
+            // the space goes back, or the ring would stay blocked behind it.
+            claim.abort();
+            throw ex;
+        }
+        if (written != frameLength)
+        {
+            claim.abort();
+            throw new IllegalStateException("the frame writer wrote " + written + " of " + frameLength + " bytes");
+        }
+        if (hold)
+        {
+            // Outside the books until the host actor puts it into a TX queue's ring (it counts it then).
+            claim.putHeader(flowHash, id, priority, txq, HostPath.KIND_HOLD, RingFrameHeader.NO_TRACE_ID, 0);
+            queueState.packetSent();
+            noteHold(host.nextHop((int)flow.dstLo()));
+            holdsSent++;
+            claim.commit();
+            return result;
+        }
+        final long traceId = RingFrameHeader.NO_TRACE_ID != inheritedTrace ? inheritedTrace :
+            flow == connectedFlow ? trace.selectStable(flow, id) : trace.select(flow, id);
+        claim.putHeader(flowHash, id, priority, RingFrameHeader.NO_RX_QUEUE,
+            oooOkay ? RingFrameHeader.FLAG_OOO_OKAY : 0, traceId, 0);
+        if (RingFrameHeader.NO_TRACE_ID != traceId)
+        {
+            trace.sent(traceId, picked, id, traceId == inheritedTrace, claim.buffer(), claim.frameOffset(),
+                frameLength);
+        }
+        queueState.packetSent();
+        // Counted before the commit makes it visible: whoever reads the books sees no frame taken that was not sent.
+        sent.incrementRelease();
+        claim.commit();
+        return result;
+    }
+
+    /**
+     * Whether a datagram to the resolved {@code nextHop} sent directly could overtake one of this socket's still with
+     * the host: yes if the host holds some for that next hop, or for more than one (which ones is not tracked).
+     */
+    private boolean mayOvertakeHeld(final int nextHop)
+    {
+        return holdHopsMixed || nextHop == holdHop;
+    }
+
+    /**
+     * Whether the host still has datagrams of this socket. A difference, not an equality: were a failure in the host
+     * ever to report one twice, the socket must not wait for it forever.
+     */
+    private boolean holdsPending()
+    {
+        return holdsSent - holdsDone > 0;
+    }
+
+    /** A datagram for {@code nextHop} goes to the host to hold: which next hops the host now has of this socket. */
+    private void noteHold(final int nextHop)
+    {
+        if (!holdsPending())
+        {
+            holdHop = nextHop;
+            holdHopsMixed = false;
+        }
+        else if (nextHop != holdHop)
+        {
+            holdHopsMixed = true;
+        }
+    }
+
+    private long refuse(final long result)
+    {
+        refused.incrementRelease();
+        return result;
+    }
+
+    /**
+     * Connects to {@code peer}: only its datagrams are received from now on, {@link #send} goes to it, and the
+     * socket caches its TX queue (§1.2) and records the RX queue its datagrams arrive on (§2.4). Call before
+     * sending from the sending thread; the pipeline's socket table is updated before this returns.
+     */
+    public void connect(final Endpoint peer)
+    {
+        if (peer.family() != local.family())
+        {
+            throw new IllegalArgumentException("cannot connect an IPv" + local.family() + " socket to " + peer);
+        }
+        if (FlowKey.FAMILY_IPV4 == peer.family())
+        {
+            connectedFlow.setIpv4(FlowKey.PROTO_UDP, (int)local.srcLo(), (int)peer.lo(), local.srcPort(), peer.port());
+        }
+        else
+        {
+            connectedFlow.setIpv6(FlowKey.PROTO_UDP, local.srcHi(), local.srcLo(), peer.hi(), peer.lo(),
+                local.srcPort(), peer.port());
+        }
+        connectedHash = portContext.hasher().hash(connectedFlow);
+        queueState.connect();
+        remote = peer;
+    }
+
+    public FlowKey localKey()
+    {
+        return local;
+    }
+
+    public PacketPublication receiveRing()
+    {
+        return receiveRing;
+    }
+
+    public PacketSubscription receiveSubscription()
+    {
+        return receiveSubscription;
+    }
+
+    /** TX completions (or counted drops) of {@code packets} of this socket's packets; any thread. */
+    public void packetsCompleted(final int packets)
+    {
+        queueState.packetsCompleted(packets);
+    }
+
+    /**
+     * The host has put a datagram this socket handed over to hold into a TX queue's ring, or dropped it; on the
+     * host's thread, after that ring's commit.
+     */
+    public void holdDone()
+    {
+        holdsDone = holdsDone + 1;
+    }
+
+    /** The RX path's sk_mark_napi_id (§2.4): only connected sockets record it. */
+    public void recordRxQueue(final int rxQueue)
+    {
+        queueState.recordRxQueue(rxQueue);
+    }
+
+    /** The tracing hooks of this socket (its sends and its receive side), set once before it is used. */
+    public void trace(final TracePoint point)
+    {
+        trace = point;
+    }
+
+    public TracePoint tracePoint()
+    {
+        return trace;
+    }
+
+    public SendGate.Sender sender()
+    {
+        return sender;
+    }
+
+    /** What this socket has sent, for the pipeline's books. */
+    public long sentCount()
+    {
+        return sent.get();
+    }
+
+    public void markClosed()
+    {
+        closed = true;
+    }
+
+    @Override
+    public void close()
+    {
+        if (!closed)
+        {
+            onClose.run();
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "UdpSocket{id=" + id + ", port=" + port() + ", cpu=" + cpu + ", local=" + local() +
+            (wildcard ? " (any address)" : "") + (reusePort ? " (reuseport)" : "") + ", remote=" + remote + ", " + queueState + "}";
+    }
+}

@@ -1,0 +1,94 @@
+package io.xmit.actors.internal.xps;
+
+import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.internal.host.HostPath;
+import io.xmit.actors.internal.socket.SendGate;
+import io.xmit.pipeline.flow.FlowHasher;
+import io.xmit.pipeline.xps.QueueMap;
+import io.xmit.transport.ring.PacketPublication;
+
+/**
+ * What every sender on one device port shares: the port's addresses, the current {@link QueueMap} snapshot (the
+ * mapping actor's to write, the senders' to read with one volatile load), and the rings into each TX queue's qdisc.
+ */
+public final class PortContext
+{
+    private final int port;
+    private final PipelineConfig.PortAddress address;
+    private final PacketPublication[] qdiscRings;
+    private final FlowHasher hasher;
+    private final int maxFrame;
+    private final SendGate gate;
+    private final HostPath host;
+    private volatile QueueMap queueMap;
+
+    /** @param host the port's host path, or null for a port without host basics (no ARP or ICMP). */
+    public PortContext(
+        final int port,
+        final PipelineConfig.PortAddress address,
+        final PacketPublication[] qdiscRings,
+        final FlowHasher hasher,
+        final int maxFrame,
+        final QueueMap initial,
+        final SendGate gate,
+        final HostPath host)
+    {
+        this.port = port;
+        this.address = address;
+        this.qdiscRings = qdiscRings;
+        this.hasher = hasher;
+        this.maxFrame = maxFrame;
+        this.queueMap = initial;
+        this.gate = gate;
+        this.host = host;
+    }
+
+    public int port()
+    {
+        return port;
+    }
+
+    public PipelineConfig.PortAddress address()
+    {
+        return address;
+    }
+
+    /** The snapshot senders select TX queues over. */
+    public QueueMap queueMap()
+    {
+        return queueMap;
+    }
+
+    /** Published by the port's mapping actor only. */
+    void publish(final QueueMap map)
+    {
+        queueMap = map;
+    }
+
+    public PacketPublication qdiscRing(final int txq)
+    {
+        return qdiscRings[txq];
+    }
+
+    public FlowHasher hasher()
+    {
+        return hasher;
+    }
+
+    public int maxFrame()
+    {
+        return maxFrame;
+    }
+
+    /** The port's host path (issue 8: ARP, ICMP), or null when the port has no host basics. */
+    public HostPath host()
+    {
+        return host;
+    }
+
+    /** The pipeline's send gate, closed by a graceful stop. */
+    public SendGate gate()
+    {
+        return gate;
+    }
+}

@@ -1,0 +1,217 @@
+package io.xmit.actors.internal.qdisc;
+
+import io.xmit.actors.Endpoint;
+import io.xmit.actors.OverflowPolicy;
+import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.internal.socket.SendGate;
+import io.xmit.actors.internal.socket.SocketTable;
+import io.xmit.actors.internal.socket.UdpSocketImpl;
+import io.xmit.actors.internal.txq.InFlightFifo;
+import io.xmit.actors.internal.txq.TxQueueEngine;
+import io.xmit.actors.internal.xps.PortContext;
+import io.xmit.actors.stats.CounterType;
+import io.xmit.actors.stats.CountersFile;
+import io.xmit.pipeline.flow.FlowHasher;
+import io.xmit.pipeline.flow.FlowKey;
+import io.xmit.pipeline.txq.ByteQueueLimits;
+import io.xmit.pipeline.txq.TxQueueState;
+import io.xmit.pipeline.xps.QueueMap;
+import io.xmit.transport.nic.NicDevice;
+import io.xmit.transport.nic.NicDriver;
+import io.xmit.transport.nic.RxBurst;
+import io.xmit.transport.ring.PacketPublication;
+import io.xmit.transport.ring.PacketSubscription;
+import io.xmit.transport.ring.RingDoorbell;
+import io.xmit.transport.ring.Rings;
+import io.xmit.transport.ring.RingsConfig;
+
+import org.agrona.collections.LongArrayList;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+/**
+ * One TX queue of a loop device, wired as {@code Pipeline.build} wires it, but with no actor: the test thread calls
+ * {@link QdiscEngine#poll()} and {@link TxQueueEngine#poll()} itself, so every turn is exact. Port 0 sends with one
+ * TX queue, port 1 receives with one RX queue, which the test drains with {@code rxBurst}; every frame carries a
+ * sequence number as the first 8 bytes of its UDP payload.
+ */
+final class QdiscEngineSupport implements AutoCloseable
+{
+    static final String PEER = "10.0.0.2";
+    static final int PEER_PORT = 9000;
+    /** Ethernet (14) + IPv4 (20) + UDP (8): where the payload starts in a received frame. */
+    static final int PAYLOAD_OFFSET = 42;
+    static final int PAYLOAD_LENGTH = 58;
+    /** The Ethernet frame length the qdisc, BQL and the driver see for one test datagram. */
+    static final int FRAME_LENGTH = PAYLOAD_OFFSET + PAYLOAD_LENGTH;
+    static final String SCOPE = "port=0 txq=0";
+
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+    private static final int STREAM = 1000;
+
+    final CountersFile counters;
+    final NicDevice device;
+    final NicDriver driver;
+    final NicDriver receiver;
+    final Rings rings;
+    final PacketPublication publication;
+    final PacketSubscription subscription;
+    final TxQueueState state;
+    final ByteQueueLimits bql;
+    final InFlightFifo inFlight;
+    final SocketTable sockets = new SocketTable();
+    final QdiscEngine qdisc;
+    final TxQueueEngine txq;
+    final PortContext portContext;
+    final LongArrayList received = new LongArrayList();
+
+    private final RxBurst burst;
+    private final UnsafeBuffer frame = new UnsafeBuffer(0, 0);
+    private final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocateDirect(PAYLOAD_LENGTH));
+    private int nextSocketId;
+
+    /**
+     * @param device a loop device spec with one TX and one RX queue per port, e.g. {@code loop:tx=1,rx=1,ring=1024}.
+     * @param config the qdisc settings (quota, bulk limit, band limit, overflow policy).
+     */
+    QdiscEngineSupport(final String device, final PipelineConfig config)
+    {
+        final String name = "qdisc-engine-" + ProcessHandle.current().pid() + "-" + INSTANCES.incrementAndGet();
+        counters = CountersFile.create(name, CountersFile.DEFAULT_DIRECTORY, CountersFile.DEFAULT_CAPACITY);
+        this.device = NicDevice.open(device);
+        driver = this.device.port(0);
+        receiver = this.device.port(1);
+        rings = Rings.launch(name, RingsConfig.defaults()
+            .withMaxFrameLength(Math.max(driver.maxFrame(), RingsConfig.MIN_FRAME_LENGTH))
+            .withIpcTermLength(1 << 19));
+        // No actor: the test thread polls, so the doorbell's wake-up has nobody to wake.
+        final RingDoorbell doorbell = new RingDoorbell(() -> {});
+        publication = rings.addPublication(STREAM, doorbell);
+        subscription = rings.addSubscription(STREAM, doorbell);
+        state = new TxQueueState(System::nanoTime);
+        bql = new ByteQueueLimits(state);
+        inFlight = new InFlightFifo(driver.ringSize());
+        qdisc = new QdiscEngine(0, 0, driver, subscription, state, bql, inFlight, sockets, config, counters,
+            () -> {});
+        txq = new TxQueueEngine(0, 0, driver, state, bql, inFlight, sockets, config.bulkLimit(), counters, () -> {},
+            () -> {});
+        portContext = new PortContext(0, PipelineConfig.PortAddress.defaultFor(0, 2),
+            new PacketPublication[]{publication}, FlowHasher.random(), driver.maxFrame(), QueueMap.create(1, 1, 1),
+            new SendGate(), null);
+        burst = new RxBurst(receiver.ringSize());
+        awaitTrue("the qdisc ring's subscription to connect", subscription::isConnected);
+    }
+
+    static PipelineConfig config(final String device, final int quota, final int bulkLimit, final int bandLimit,
+        final OverflowPolicy overflow)
+    {
+        return PipelineConfig.defaults().withName("qdisc-engine").withDevice(device).withCpus(1)
+            .withQdisc(quota, bulkLimit, bandLimit, overflow).withRingTerms(1 << 16, 1 << 16);
+    }
+
+    /**
+     * Fixes the BQL limit to {@code min..max} and resets the queue (netdev_tx_reset_queue, §7.5: limit = min), so
+     * that {@code avail()} is exactly {@code min} while nothing is in flight.
+     */
+    void bqlLimits(final int min, final int max)
+    {
+        bql.dql().maxLimit(max).minLimit(min);
+        bql.reset();
+    }
+
+    /** A socket on port 0, connected to the peer on port 1, sending with {@code priority}. */
+    UdpSocketImpl openSocket(final int priority)
+    {
+        final int id = ++nextSocketId;
+        final FlowKey local = new FlowKey();
+        local.setIpv4(FlowKey.PROTO_UDP, portContext.address().ipv4(), 0, 5000 + id, 0);
+        final String scope = "port=0 socket=" + id;
+        final AtomicCounter[] sendCounters = {
+            counters.allocate(CounterType.SOCKET_SENT, scope),
+            counters.allocate(CounterType.SOCKET_SEND_BACKPRESSURED, scope),
+            counters.allocate(CounterType.SOCKET_SEND_REFUSED, scope)};
+        final UdpSocketImpl socket = new UdpSocketImpl(id, 0, portContext, local, false, false, priority, 0, null, null,
+            sendCounters, () -> {});
+        socket.connect(Endpoint.of(PEER, PEER_PORT));
+        sockets.put(socket);
+        return socket;
+    }
+
+    /** Sends one datagram carrying {@code sequence}; the socket's result. */
+    long send(final UdpSocketImpl socket, final long sequence)
+    {
+        payload.putLong(0, sequence);
+        return socket.send(payload, 0, PAYLOAD_LENGTH);
+    }
+
+    /** Takes every frame waiting on port 1's RX queue, recording its sequence number. */
+    int drainReceiver()
+    {
+        final int count = receiver.rxBurst(0, burst);
+        for (int i = 0; i < count; i++)
+        {
+            burst.wrapFrame(i, frame);
+            received.addLong(frame.getLong(PAYLOAD_OFFSET));
+        }
+        if (count > 0)
+        {
+            receiver.rxRelease(0, count);
+        }
+        return count;
+    }
+
+    /** Qdisc turn, completions, receiver, until {@code done} holds; bounded. */
+    void pumpUntil(final String what, final BooleanSupplier done)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!done.getAsBoolean())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("timed out waiting for " + what + ": " + this);
+            }
+            qdisc.poll();
+            txq.poll();
+            drainReceiver();
+        }
+    }
+
+    long counter(final CounterType type)
+    {
+        return counters.value(type, SCOPE);
+    }
+
+    static void awaitTrue(final String what, final BooleanSupplier condition)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        rings.close();
+        device.close();
+        counters.close();
+    }
+
+    @Override
+    public String toString()
+    {
+        return "QdiscEngineSupport{state=" + state + ", backlog=" + qdisc.backlog() + ", inFlight=" + inFlight.size() +
+            ", received=" + received.size() + ", packets=" + counter(CounterType.QDISC_PACKETS) + ", bypassed=" +
+            counter(CounterType.QDISC_BYPASSED) + ", enqueued=" + counter(CounterType.QDISC_ENQUEUED) + "}";
+    }
+}
