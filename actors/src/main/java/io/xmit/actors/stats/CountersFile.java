@@ -1,5 +1,10 @@
 package io.xmit.actors.stats;
 
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.CountersManager;
+import org.agrona.concurrent.status.CountersReader;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.MappedByteBuffer;
@@ -11,14 +16,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.status.AtomicCounter;
-import org.agrona.concurrent.status.CountersManager;
-import org.agrona.concurrent.status.CountersReader;
 
 /**
  * The pipeline's counters in a memory-mapped file named {@code xmit-<pid>-<pipelineName>.counters}, so a tool in
@@ -251,6 +253,30 @@ public final class CountersFile implements AutoCloseable
             }
         });
         return value[0];
+    }
+
+    /** The sum of this process's counter {@code type} over all queues (or sockets) of {@code port}. */
+    public long total(final CounterType type, final int port)
+    {
+        final String prefix = type.label() + " port=" + port + " ";
+        final long[] sum = {0};
+        countersManager.forEach((counterId, typeId, keyBuffer, label) ->
+        {
+            if (typeId == type.typeId() && label.startsWith(prefix) && !label.contains(" side="))
+            {
+                sum[0] += countersManager.getCounterValue(counterId);
+            }
+        });
+        return sum[0];
+    }
+
+    /** Every counter of this process, label → value, in allocation order. */
+    public Map<String, Long> values()
+    {
+        final Map<String, Long> values = new LinkedHashMap<>();
+        countersManager.forEach((counterId, typeId, keyBuffer, label) ->
+            values.put(label, countersManager.getCounterValue(counterId)));
+        return values;
     }
 
     /**

@@ -4,6 +4,7 @@ import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.cpu.CpuThread;
 import io.xmit.actors.internal.socket.SocketTable;
 import io.xmit.actors.internal.stage.CrashSwitch;
+import io.xmit.actors.internal.stage.StageEngine;
 import io.xmit.actors.internal.xps.PortContext;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
@@ -55,7 +56,7 @@ import org.agrona.concurrent.status.AtomicCounter;
  * counts in the pipeline's books as accepted ({@link #sent()}). Nothing allocates per frame, except a new snapshot
  * when the neighbours change.
  */
-public final class HostEngine implements NeighbourHandler
+public final class HostEngine implements NeighbourHandler, StageEngine
 {
     /** The socket id of the host's own frames: socket ids start at 1. */
     static final int HOST_SOCKET_ID = 0;
@@ -165,6 +166,7 @@ public final class HostEngine implements NeighbourHandler
      *
      * @return frames taken and requests or failures reported.
      */
+    @Override
     public int poll()
     {
         crash.load();
@@ -191,6 +193,7 @@ public final class HostEngine implements NeighbourHandler
      * whose fate the neighbour table had not decided as {@code neigh_drop_failed}, its socket released; any other
      * frame as {@code host_drop_failed}. The rest of the rings is handled by the next turn.
      */
+    @Override
     public void recover()
     {
         if (!inFrame)
@@ -211,6 +214,7 @@ public final class HostEngine implements NeighbourHandler
         }
     }
 
+    @Override
     public void armCrash(final int points)
     {
         crash.arm(points);

@@ -5,6 +5,7 @@ import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.QueueBooks;
 import io.xmit.actors.internal.socket.SocketTable;
 import io.xmit.actors.internal.stage.CrashSwitch;
+import io.xmit.actors.internal.stage.StageEngine;
 import io.xmit.actors.internal.txq.InFlightFifo;
 import io.xmit.actors.internal.txq.TxQueueEngine;
 import io.xmit.actors.stats.BulkHistogram;
@@ -43,7 +44,7 @@ import org.agrona.concurrent.status.AtomicCounter;
  * Every packet accepted by the driver is appended, with its socket id, to the TX queue's {@link InFlightFifo}, and
  * BQL is told its bytes; a short {@code tx_burst} stops the queue and asks the TX queue actor to look for room.
  */
-public final class QdiscEngine
+public final class QdiscEngine implements StageEngine
 {
     private final int port;
     private final int txq;
@@ -151,6 +152,7 @@ public final class QdiscEngine
      * @return the work done; 0 when there was nothing this qdisc could do (ring empty, or the queue stopped and the
      * backlog full), so the duty cycle may go idle.
      */
+    @Override
     public int poll()
     {
         crash.load();
@@ -435,6 +437,7 @@ public final class QdiscEngine
      * descriptors, which point into the ring, by leaving the ring where it was (the frames are peeked again).</li>
      * </ul>
      */
+    @Override
     public void recover()
     {
         if (NO_BURST != burstResult)
@@ -458,6 +461,7 @@ public final class QdiscEngine
         backlogGauge.setRelease(qdisc.qlen());
     }
 
+    @Override
     public void armCrash(final int points)
     {
         crash.arm(points);

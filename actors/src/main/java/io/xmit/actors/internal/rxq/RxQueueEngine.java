@@ -5,6 +5,7 @@ import io.xmit.actors.internal.host.HostPath;
 import io.xmit.actors.internal.socket.SocketTable;
 import io.xmit.actors.internal.socket.UdpSocketImpl;
 import io.xmit.actors.internal.stage.CrashSwitch;
+import io.xmit.actors.internal.stage.StageEngine;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.actors.trace.TracePoint;
@@ -34,7 +35,7 @@ import org.agrona.concurrent.status.AtomicCounter;
  * failed (its own delivery threw); on a port with host basics, ARP, ICMP and UDP to a closed port go to the port's
  * host actor instead ({@link HostPath#take}).
  */
-public final class RxQueueEngine
+public final class RxQueueEngine implements StageEngine
 {
     private final int port;
     private final int rxq;
@@ -101,6 +102,7 @@ public final class RxQueueEngine
      *
      * @return frames taken from the shim (each delivered or counted as dropped).
      */
+    @Override
     public int poll()
     {
         crash.load();
@@ -149,6 +151,7 @@ public final class RxQueueEngine
      * After a failure in a turn (a supervisor restart): a frame whose own delivery threw is counted as
      * {@code rx_drop_failed} (retrying it could fail forever); the rest of its burst is delivered by the next turn.
      */
+    @Override
     public void recover()
     {
         if (inFrame)
@@ -164,6 +167,7 @@ public final class RxQueueEngine
         trace = point;
     }
 
+    @Override
     public void armCrash(final int points)
     {
         crash.arm(points);

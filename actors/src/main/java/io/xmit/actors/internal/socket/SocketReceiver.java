@@ -6,6 +6,7 @@ import io.xmit.actors.DatagramHandler;
 import io.xmit.actors.Datagrams;
 import io.xmit.actors.ReceivedDatagram;
 import io.xmit.actors.internal.stage.CrashSwitch;
+import io.xmit.actors.internal.stage.StageEngine;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.pipeline.frame.FrameParser;
@@ -28,7 +29,7 @@ import java.util.List;
  * datagram to the application, either to a {@link DatagramHandler} in place (no copy, no allocation) or, copied, in
  * one {@link Datagrams} message per poll to an application actor.
  */
-public final class SocketReceiver
+public final class SocketReceiver implements StageEngine
 {
     private static final Logger LOG = LoggerFactory.getLogger(SocketReceiver.class);
 
@@ -74,6 +75,7 @@ public final class SocketReceiver
     }
 
     /** @return datagrams taken from the ring. */
+    @Override
     public int poll()
     {
         crash.load();
@@ -86,11 +88,13 @@ public final class SocketReceiver
      * After a failure in a turn (a supervisor restart): the ring counts a frame as consumed once its handler has run
      * (or thrown), so nothing is delivered twice; datagrams already batched for the application actor are sent.
      */
+    @Override
     public void recover()
     {
         flushPending();
     }
 
+    @Override
     public void armCrash(final int points)
     {
         crash.arm(points);

@@ -2,6 +2,7 @@ package io.xmit.actors.internal.txq;
 
 import io.xmit.actors.internal.socket.SocketTable;
 import io.xmit.actors.internal.stage.CrashSwitch;
+import io.xmit.actors.internal.stage.StageEngine;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.actors.trace.TracePoint;
@@ -17,7 +18,7 @@ import org.agrona.concurrent.status.AtomicCounter;
  * has sent, releases each packet's socket in completion order (which drives {@code ooo_okay} and send-buffer
  * limits), tells BQL, and wakes the queue and its qdisc when there is room again (§7.3, §7.6).
  */
-public final class TxQueueEngine
+public final class TxQueueEngine implements StageEngine
 {
     private final int txq;
     private final NicDriver driver;
@@ -87,6 +88,7 @@ public final class TxQueueEngine
      * @return the packets completed, or 1 while packets are still in flight (a backlogged wire completes them only
      * as time passes, so the queue keeps polling), or 0 when nothing is in flight and the duty cycle may go idle.
      */
+    @Override
     public int poll()
     {
         crash.load();
@@ -128,6 +130,7 @@ public final class TxQueueEngine
     }
 
     /** Completions reclaimed but not yet booked (a failure came in between): booked now, on restart. */
+    @Override
     public void recover()
     {
         if (pendingPackets > 0)
@@ -136,6 +139,7 @@ public final class TxQueueEngine
         }
     }
 
+    @Override
     public void armCrash(final int points)
     {
         crash.arm(points);

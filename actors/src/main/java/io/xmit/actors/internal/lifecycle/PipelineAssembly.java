@@ -1,0 +1,328 @@
+package io.xmit.actors.internal.lifecycle;
+
+import akka.actor.typed.ActorRef;
+import akka.actor.typed.ActorSystem;
+import akka.actor.typed.Behavior;
+import akka.actor.typed.DispatcherSelector;
+import akka.actor.typed.MailboxSelector;
+import akka.actor.typed.Props;
+import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.cpu.Cpus;
+import io.xmit.actors.cpu.PipelineMailbox;
+import io.xmit.actors.internal.host.HostActor;
+import io.xmit.actors.internal.host.HostEngine;
+import io.xmit.actors.internal.host.HostPath;
+import io.xmit.actors.internal.qdisc.QdiscActor;
+import io.xmit.actors.internal.qdisc.QdiscEngine;
+import io.xmit.actors.internal.rxq.RxQueueEngine;
+import io.xmit.actors.internal.socket.SendGate;
+import io.xmit.actors.internal.socket.SocketTable;
+import io.xmit.actors.internal.stage.ActorWake;
+import io.xmit.actors.internal.stage.PollingActor;
+import io.xmit.actors.internal.txq.InFlightFifo;
+import io.xmit.actors.internal.txq.TxQueueEngine;
+import io.xmit.actors.internal.txq.TxWatchdog;
+import io.xmit.actors.internal.xps.MappingActor;
+import io.xmit.actors.internal.xps.PortContext;
+import io.xmit.actors.stats.CounterType;
+import io.xmit.actors.stats.CountersFile;
+import io.xmit.actors.trace.Tracer;
+import io.xmit.pipeline.flow.FlowHasher;
+import io.xmit.pipeline.txq.ByteQueueLimits;
+import io.xmit.pipeline.txq.TxQueueState;
+import io.xmit.transport.nic.NicDevice;
+import io.xmit.transport.nic.NicDriver;
+import io.xmit.transport.nic.NicSpec;
+import io.xmit.transport.ring.PacketPublication;
+import io.xmit.transport.ring.RingDoorbell;
+import io.xmit.transport.ring.RingDutyCycle;
+import io.xmit.transport.ring.RingPoller;
+import io.xmit.transport.ring.Rings;
+import io.xmit.transport.ring.RingsConfig;
+
+import org.agrona.concurrent.status.AtomicCounter;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Builds a pipeline from its configuration: the counters file, the device, the rings and the tracer, the CPUs, and
+ * per port its context and mapping actor, per TX queue its qdisc and completion actors, its host, its watchdog, per
+ * RX queue its actor. Placement: RX queue i and TX queue i of every port run on CPU {@code i mod cpus}, a port's host
+ * on CPU 0. If anything fails, whatever was already made is released.
+ */
+public final class PipelineAssembly
+{
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    private final ActorSystem<?> system;
+    private final PipelineConfig config;
+    private final List<AutoCloseable> made = new ArrayList<>();
+    private final SocketTable sockets = new SocketTable();
+    private final SendGate gate = new SendGate();
+    private final FlowHasher hasher = FlowHasher.random();
+    private CountersFile counters;
+    private Rings rings;
+    private Tracer tracer;
+    private Props[] cpus;
+    private ActorRef<PipelineGuardian.Command> guardian;
+    private StageEngines engines;
+
+    private PipelineAssembly(final ActorSystem<?> system, final PipelineConfig config)
+    {
+        this.system = system;
+        this.config = config;
+    }
+
+    /**
+     * Builds and starts a pipeline in {@code system}.
+     *
+     * @throws IllegalArgumentException if the configuration does not fit the device (an XPS mask, say).
+     * @throws IllegalStateException    if a resource cannot be had (the device, the rings, the counters file).
+     */
+    public static PipelineParts assemble(final ActorSystem<?> system, final PipelineConfig config)
+    {
+        final PipelineAssembly assembly = new PipelineAssembly(system, config);
+        try
+        {
+            return assembly.build();
+        }
+        catch (final RuntimeException ex)
+        {
+            assembly.releaseMade(ex);
+            throw ex;
+        }
+    }
+
+    private void releaseMade(final RuntimeException failure)
+    {
+        for (int i = made.size() - 1; i >= 0; i--)
+        {
+            try
+            {
+                made.get(i).close();
+            }
+            catch (final Exception suppressed)
+            {
+                failure.addSuppressed(suppressed);
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private PipelineParts build()
+    {
+        final NicSpec spec = config.deviceSpec();
+        counters = CountersFile.create(config.name(), config.countersDir(), CountersFile.DEFAULT_CAPACITY);
+        made.add(counters);
+        final NicDevice device = NicDevice.open(spec);
+        made.add(device);
+        rings = Rings.launch(config.name(), RingsConfig.defaults()
+            .withMaxFrameLength(Math.max(spec.maxFrame(), RingsConfig.MIN_FRAME_LENGTH))
+            .withIpcTermLength(config.qdiscRingTerm()));
+        made.add(rings);
+        final int portCount = device.portCount();
+        final int[] rxQueues = new int[portCount];
+        final int[] txQueues = new int[portCount];
+        for (int p = 0; p < portCount; p++)
+        {
+            rxQueues[p] = device.port(p).rxQueueCount();
+            txQueues[p] = device.port(p).txQueueCount();
+        }
+        tracer = new Tracer(config.trace(), config.name(), spec.backend().label(), rxQueues, txQueues, counters);
+        made.add(tracer);
+
+        cpus = placement(system, Cpus.register(system, config.cpus(),
+            config.cores().stream().mapToInt(Integer::intValue).toArray(), config.throughput()));
+        final CompletableFuture<Throwable> terminated = new CompletableFuture<>();
+        guardian = system.systemActorOf(PipelineGuardian.create(terminated),
+            "xmit-" + config.name() + "-" + INSTANCES.incrementAndGet(), Props.empty());
+        made.add(() -> ControlCalls.stopGuardian(guardian, terminated));
+
+        engines = StageEngines.forPorts(portCount);
+        final PortContext[] ports = new PortContext[portCount];
+        final AtomicCounter[] retiredSent = new AtomicCounter[portCount];
+        final List<ActorRef<MappingActor.Command>> mappings = new ArrayList<>();
+        final ActorRef<QdiscActor.Command>[][] qdiscs = new ActorRef[portCount][];
+        final RingDoorbell[][] rxDoorbells = new RingDoorbell[portCount][];
+        final AtomicCounter[] interrupts = new AtomicCounter[portCount];
+        for (int p = 0; p < portCount; p++)
+        {
+            final NicDriver driver = device.port(p);
+            final TxQueueRings txRings = txQueueRings(p, driver.txQueueCount());
+            final HostParts host = hostParts(p, driver);
+            ports[p] = new PortContext(p, host.address(), txRings.publications(), hasher, driver.maxFrame(),
+                InitialQueueMap.of(config, p, driver.txQueueCount(), driver.rxQueueCount()), gate, host.path());
+            retiredSent[p] = counters.allocate(CounterType.SOCKET_SENT_RETIRED, "port=" + p);
+            mappings.add((ActorRef<MappingActor.Command>)spawn("mapping-" + p,
+                MappingActor.create(ports[p], driver.txQueueCount()), Props.empty()));
+            qdiscs[p] = txQueues(p, driver, txRings);
+            if (null != host.path())
+            {
+                hostActor(ports[p], host, driver.txQueueCount());
+            }
+            rxDoorbells[p] = rxQueues(p, driver, host.path());
+            interrupts[p] = counters.allocate(CounterType.RX_INTERRUPTS, "port=" + p);
+        }
+        device.startInterrupts((port, queue) ->
+        {
+            interrupts[port].incrementRelease();
+            rxDoorbells[port][queue].ring();
+        });
+        return new PipelineParts(system, config, device, rings, counters, tracer, cpus, ports, mappings, qdiscs,
+            engines, sockets, gate, retiredSent, guardian, terminated);
+    }
+
+    /** Each TX queue's ring (senders write, its qdisc reads), with the doorbell and wake-up of its qdisc actor. */
+    private record TxQueueRings(PacketPublication[] publications, RingDoorbell[] doorbells,
+        ActorWake<QdiscActor.Command>[] wakes)
+    {
+    }
+
+    @SuppressWarnings("unchecked")
+    private TxQueueRings txQueueRings(final int port, final int txCount)
+    {
+        final TxQueueRings txRings = new TxQueueRings(new PacketPublication[txCount], new RingDoorbell[txCount],
+            new ActorWake[txCount]);
+        for (int q = 0; q < txCount; q++)
+        {
+            txRings.wakes()[q] = new ActorWake<>(QdiscActor.Poll.INSTANCE);
+            txRings.doorbells()[q] = new RingDoorbell(txRings.wakes()[q]);
+            txRings.publications()[q] = rings.addPublication(StreamIds.qdisc(port, q), txRings.doorbells()[q]);
+        }
+        return txRings;
+    }
+
+    /** A port's address and, when it has ARP or ICMP, its host path: the host ring and the hold ring. */
+    private record HostParts(PipelineConfig.PortAddress address, HostPath path, RingDoorbell doorbell,
+        ActorWake<HostActor.Command> wake)
+    {
+    }
+
+    private HostParts hostParts(final int port, final NicDriver driver)
+    {
+        final PipelineConfig.PortAddress address = portAddress(config.ports().get(port), driver, port);
+        final ActorWake<HostActor.Command> wake = new ActorWake<>(HostActor.Poll.INSTANCE);
+        final RingDoorbell doorbell = new RingDoorbell(wake);
+        final HostPath path = address.hostBasics() ? new HostPath(address,
+            rings.addPublication(StreamIds.host(port), doorbell, config.socketRingTerm()),
+            rings.addPublication(StreamIds.hostHold(port), doorbell, config.socketRingTerm()),
+            counters.allocate(CounterType.HOST_DROP_RING_FULL, "port=" + port)) : null;
+        return new HostParts(address, path, doorbell, wake);
+    }
+
+    /** Per TX queue: its state and BQL, the qdisc and completion engines and their actors; then the watchdog. */
+    @SuppressWarnings("unchecked")
+    private ActorRef<QdiscActor.Command>[] txQueues(final int port, final NicDriver driver, final TxQueueRings txRings)
+    {
+        final int txCount = driver.txQueueCount();
+        final ActorRef<QdiscActor.Command>[] qdiscs = new ActorRef[txCount];
+        engines.qdiscs()[port] = new QdiscEngine[txCount];
+        engines.txqs()[port] = new TxQueueEngine[txCount];
+        final TxQueueState[] states = new TxQueueState[txCount];
+        for (int q = 0; q < txCount; q++)
+        {
+            final TxQueueState state = new TxQueueState(System::nanoTime);
+            states[q] = state;
+            final ByteQueueLimits bql = new ByteQueueLimits(state);
+            final InFlightFifo inFlight = new InFlightFifo(driver.ringSize());
+            final ActorWake<PollingActor.Poll> txqWake = new ActorWake<>(PollingActor.Poll.INSTANCE);
+            final RingDoorbell txqDoorbell = new RingDoorbell(txqWake);
+            final RingDoorbell qdiscDoorbell = txRings.doorbells()[q];
+            final QdiscEngine qdisc = new QdiscEngine(port, q, driver,
+                rings.addSubscription(StreamIds.qdisc(port, q), qdiscDoorbell), state, bql, inFlight, sockets, config,
+                counters, txqDoorbell::ring);
+            final TxQueueEngine txq = new TxQueueEngine(port, q, driver, state, bql, inFlight, sockets,
+                config.bulkLimit(), counters, qdiscDoorbell::ring, txqDoorbell::ring);
+            qdisc.trace(tracer.point(port, q));
+            txq.trace(tracer.point(port, q));
+            engines.qdiscs()[port][q] = qdisc;
+            engines.txqs()[port][q] = txq;
+            final Props on = cpus[q % cpus.length];
+            final String scope = "port=" + port + " txq=" + q;
+            qdiscs[q] = (ActorRef<QdiscActor.Command>)spawn("qdisc-" + port + "-" + q,
+                QdiscActor.create(qdisc, txq, dutyCycle(qdiscDoorbell, qdisc::poll), txRings.wakes()[q],
+                    counters.allocate(CounterType.STAGE_RESTARTS, scope + " stage=qdisc")), on);
+            spawn("txq-" + port + "-" + q, PollingActor.create(dutyCycle(txqDoorbell, txq::poll), txqWake,
+                txq::recover, counters.allocate(CounterType.STAGE_RESTARTS, scope + " stage=txq")), on);
+        }
+        spawn("watchdog-" + port, TxWatchdog.create(port, states, engines.txqs()[port], config.txWatchdogTimeout()),
+            Props.empty());
+        return qdiscs;
+    }
+
+    private void hostActor(final PortContext port, final HostParts host, final int txCount)
+    {
+        final int p = port.port();
+        final HostEngine engine = new HostEngine(port, host.path(),
+            rings.addSubscription(StreamIds.host(p), host.doorbell()),
+            rings.addSubscription(StreamIds.hostHold(p), host.doorbell()), sockets, txCount, counters);
+        engines.hosts()[p] = engine;
+        spawn("host-" + p, HostActor.create(new RingDutyCycle(host.doorbell(), engine::poll, 0, 0), host.wake(),
+            engine::recover, counters.allocate(CounterType.STAGE_RESTARTS, "port=" + p + " stage=host")), cpus[0]);
+    }
+
+    /** Per RX queue its engine and actor; returns the doorbells the device's interrupts ring. */
+    private RingDoorbell[] rxQueues(final int port, final NicDriver driver, final HostPath host)
+    {
+        final int rxCount = driver.rxQueueCount();
+        final RingDoorbell[] doorbells = new RingDoorbell[rxCount];
+        engines.rxqs()[port] = new RxQueueEngine[rxCount];
+        for (int q = 0; q < rxCount; q++)
+        {
+            final ActorWake<PollingActor.Poll> wake = new ActorWake<>(PollingActor.Poll.INSTANCE);
+            doorbells[q] = new RingDoorbell(wake);
+            final RxQueueEngine rx = new RxQueueEngine(port, q, driver, sockets, doorbells[q], config.rxBurst(),
+                counters, host);
+            rx.trace(tracer.point(port, q));
+            engines.rxqs()[port][q] = rx;
+            spawn("rxq-" + port + "-" + q, PollingActor.create(dutyCycle(doorbells[q], rx::poll), wake, rx::recover,
+                counters.allocate(CounterType.STAGE_RESTARTS, "port=" + port + " rxq=" + q + " stage=rxq")),
+                cpus[q % cpus.length]);
+        }
+        return doorbells;
+    }
+
+    /** The duty cycle of a queue actor: {@code spin-polls} empty polls, at most {@code spin-time} long. */
+    private RingDutyCycle dutyCycle(final RingDoorbell doorbell, final RingPoller poller)
+    {
+        return new RingDutyCycle(doorbell, poller, config.spinPolls(), config.spinNanos());
+    }
+
+    private ActorRef<?> spawn(final String name, final Behavior<?> behavior, final Props props)
+    {
+        return ControlCalls.spawn(system, guardian, name, behavior, props);
+    }
+
+    /**
+     * Each CPU's dispatcher, with the allocation-free {@link PipelineMailbox} when the system's configuration has it
+     * (the actors module's {@code reference.conf} does, unless the application built its configuration without
+     * the reference files).
+     */
+    private static Props[] placement(final ActorSystem<?> system, final DispatcherSelector[] dispatchers)
+    {
+        final boolean mailbox = system.settings().config().hasPath(PipelineMailbox.CONFIG_PATH);
+        final Props[] placement = new Props[dispatchers.length];
+        for (int i = 0; i < dispatchers.length; i++)
+        {
+            placement[i] = mailbox ?
+                dispatchers[i].withNext(MailboxSelector.fromConfig(PipelineMailbox.CONFIG_PATH)) : dispatchers[i];
+        }
+        return placement;
+    }
+
+    /** The configured address, with the interface's MAC where the port is to take it (afpacket's default). */
+    private static PipelineConfig.PortAddress portAddress(final PipelineConfig.PortAddress configured,
+        final NicDriver driver, final int port)
+    {
+        if (PipelineConfig.PortAddress.LINK_MAC != configured.mac())
+        {
+            return configured;
+        }
+        return configured.withMac(driver.link().orElseThrow(() -> new IllegalArgumentException("xmit.ports[" + port +
+            "].mac: device port " + port + " drives no kernel interface, so it has no MAC to take; give one"))
+            .mac());
+    }
+}

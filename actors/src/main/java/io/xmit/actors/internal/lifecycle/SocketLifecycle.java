@@ -1,0 +1,235 @@
+package io.xmit.actors.internal.lifecycle;
+
+import akka.actor.typed.ActorRef;
+import akka.actor.typed.javadsl.AskPattern;
+import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.SocketOptions;
+import io.xmit.actors.internal.socket.SocketReceiver;
+import io.xmit.actors.internal.socket.UdpSocketImpl;
+import io.xmit.actors.internal.stage.ActorWake;
+import io.xmit.actors.internal.stage.PollingActor;
+import io.xmit.actors.internal.stage.StageEngine;
+import io.xmit.actors.internal.xps.PortContext;
+import io.xmit.actors.stats.CounterType;
+import io.xmit.actors.stats.CountersFile;
+import io.xmit.pipeline.flow.FlowKey;
+import io.xmit.transport.ring.PacketPublication;
+import io.xmit.transport.ring.PacketSubscription;
+import io.xmit.transport.ring.RingDoorbell;
+import io.xmit.transport.ring.RingDutyCycle;
+import io.xmit.transport.ring.RingsConfig;
+
+import org.agrona.concurrent.status.AtomicCounter;
+
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Opening and closing a pipeline's sockets: the receive ring, counters and actor of each, its place in the socket
+ * table, and on close the move of what it sent to its port's retired count (in one step, for the books).
+ */
+public final class SocketLifecycle
+{
+    private final PipelineParts parts;
+    private final OpenState open;
+    private final AtomicInteger nextSocketId = new AtomicInteger();
+    private final AtomicInteger nextSocketCpu = new AtomicInteger();
+    /** The open sockets' actors, receivers and counters by socket id; guarded by {@code open}'s lock. */
+    private final Map<Integer, SocketResources> resources = new LinkedHashMap<>();
+
+    private record SocketResources(ActorRef<?> actor, SocketReceiver receiver, AtomicCounter[] counters)
+    {
+    }
+
+    public SocketLifecycle(final PipelineParts parts, final OpenState open)
+    {
+        this.parts = parts;
+        this.open = open;
+    }
+
+    /** See {@code Pipeline.openUdp}. */
+    public UdpSocketImpl openUdp(final SocketOptions options)
+    {
+        ControlCalls.checkControlThread("openUdp");
+        final PortContext port = parts.port(options.port());
+        final int cpus = parts.cpus().length;
+        final int cpu = options.cpu() < 0 ? Math.floorMod(nextSocketCpu.getAndIncrement(), cpus) : options.cpu();
+        if (cpu >= cpus)
+        {
+            throw new IllegalArgumentException("socket cpu " + options.cpu() + " is not in 0.." + (cpus - 1) +
+                " (or -1 for any)");
+        }
+        final FlowKey local = localKey(port, options);
+        final PipelineConfig config = parts.config();
+        final int receiveTerm = options.receiveBuffer() > 0 ? options.receiveBuffer() : config.socketRingTerm();
+        try
+        {
+            RingsConfig.defaults().withMaxFrameLength(Math.max(port.maxFrame(), RingsConfig.MIN_FRAME_LENGTH))
+                .withIpcTermLength(receiveTerm);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalArgumentException("socket receive buffer " + receiveTerm + ": " + ex.getMessage(), ex);
+        }
+        synchronized (open)
+        {
+            open.checkOpen();
+            final CountersFile counters = parts.counters();
+            final int id = nextSocketId.incrementAndGet();
+            final ActorWake<PollingActor.Poll> wake = new ActorWake<>(PollingActor.Poll.INSTANCE);
+            final RingDoorbell doorbell = new RingDoorbell(wake);
+            final PacketSubscription subscription = parts.rings().addSubscription(StreamIds.socket(id), doorbell);
+            final PacketPublication publication = parts.rings().addPublication(StreamIds.socket(id), doorbell,
+                receiveTerm);
+            final String scope = "port=" + port.port() + " socket=" + id;
+            final AtomicCounter[] socketCounters = {
+                counters.allocate(CounterType.SOCKET_SENT, scope),
+                counters.allocate(CounterType.SOCKET_SEND_BACKPRESSURED, scope),
+                counters.allocate(CounterType.SOCKET_SEND_REFUSED, scope),
+                counters.allocate(CounterType.STAGE_RESTARTS, scope + " stage=socket")};
+            final UdpSocketImpl[] holder = new UdpSocketImpl[1];
+            final UdpSocketImpl socket = new UdpSocketImpl(id, cpu, port, local, "*".equals(options.address()),
+                options.reusePort(), options.priority(), options.sendBufferPackets(), publication, subscription,
+                socketCounters, () -> close(holder[0]));
+            holder[0] = socket;
+            socket.trace(parts.tracer().point(port.port(), -1));
+            try
+            {
+                if (null != options.connectTo())
+                {
+                    socket.connect(options.connectTo());
+                }
+                parts.sockets().put(socket);
+            }
+            catch (final RuntimeException ex)
+            {
+                socket.markClosed();
+                publication.close();
+                subscription.close();
+                for (final AtomicCounter counter : socketCounters)
+                {
+                    counters.free(counter);
+                }
+                throw ex;
+            }
+            final SocketReceiver receiver = new SocketReceiver(socket, options.handler(), options.target(),
+                config.rxBurst(), counters);
+            final ActorRef<?> actor = ControlCalls.spawn(parts.system(), parts.guardian(), "socket-" + id,
+                PollingActor.create(new RingDutyCycle(doorbell, receiver::poll, config.socketSpinPolls(),
+                    config.spinNanos()), wake, receiver::recover, socketCounters[3]), parts.cpus()[cpu]);
+            resources.put(id, new SocketResources(actor, receiver, socketCounters));
+            return socket;
+        }
+    }
+
+    private void close(final UdpSocketImpl socket)
+    {
+        ControlCalls.checkControlThread("closing a socket");
+        synchronized (open)
+        {
+            socket.markClosed();
+            if (open.isClosed())
+            {
+                return;
+            }
+            // What the socket sent moves to its port's retired count, in one step for the books (read under the lock).
+            socket.sender().awaitOutside();
+            parts.retiredSent()[socket.port()].getAndAddRelease(socket.sentCount());
+            parts.sockets().remove(socket);
+            final SocketResources closing = resources.remove(socket.id());
+            if (null == closing)
+            {
+                return;
+            }
+            ControlCalls.await(AskPattern.ask(parts.guardian(),
+                (ActorRef<Boolean> replyTo) -> new PipelineGuardian.StopChild(closing.actor(), replyTo),
+                ControlCalls.TIMEOUT, parts.system().scheduler()), "stopping socket " + socket.id());
+            socket.receiveRing().close();
+            socket.receiveSubscription().close();
+            closing.receiver().close();
+            for (final AtomicCounter counter : closing.counters())
+            {
+                parts.counters().free(counter);
+            }
+        }
+    }
+
+    /** The receive engine of open socket {@code id} on {@code port}, for fault injection. */
+    StageEngine receiver(final int port, final int id)
+    {
+        final SocketResources socket;
+        synchronized (open)
+        {
+            socket = resources.get(id);
+        }
+        if (null == socket || socket.receiver().socket().port() != port)
+        {
+            throw new IllegalArgumentException("no open socket " + id + " on port " + port);
+        }
+        return socket.receiver();
+    }
+
+    /** Every open socket's receive engine, for the last step of a stop (the actors have stopped). */
+    List<StageEngine> receivers()
+    {
+        synchronized (open)
+        {
+            final List<StageEngine> receivers = new ArrayList<>();
+            for (final SocketResources socket : resources.values())
+            {
+                receivers.add(socket.receiver());
+            }
+            return receivers;
+        }
+    }
+
+    private static FlowKey localKey(final PortContext port, final SocketOptions options)
+    {
+        final PipelineConfig.PortAddress address = port.address();
+        final FlowKey local = new FlowKey();
+        final String text = options.address();
+        final boolean own = null == text || "*".equals(text);
+        final int localPort = options.localPort();
+        if (FlowKey.FAMILY_IPV4 == options.family())
+        {
+            final int ipv4 = own ? address.ipv4() : ByteBuffer.wrap(literal(text, 4)).getInt();
+            local.setIpv4(FlowKey.PROTO_UDP, ipv4, 0, localPort, 0);
+        }
+        else
+        {
+            long hi = address.ipv6Hi();
+            long lo = address.ipv6Lo();
+            if (!own)
+            {
+                final ByteBuffer bytes = ByteBuffer.wrap(literal(text, 16));
+                hi = bytes.getLong();
+                lo = bytes.getLong();
+            }
+            local.setIpv6(FlowKey.PROTO_UDP, hi, lo, 0, 0, localPort, 0);
+        }
+        return local;
+    }
+
+    private static byte[] literal(final String text, final int length)
+    {
+        try
+        {
+            final byte[] bytes = InetAddress.ofLiteral(text).getAddress();
+            if (bytes.length == length)
+            {
+                return bytes;
+            }
+        }
+        catch (final IllegalArgumentException ignored)
+        {
+            // Reported below.
+        }
+        throw new IllegalArgumentException("socket address '" + text + "' is not an IPv" + (length == 4 ? 4 : 6) +
+            " address literal (or '*' for any)");
+    }
+}
