@@ -35,7 +35,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * Issue 8: an xmit UDP echo pipeline on one end of a veth pair with 4 TX and 4 RX queues (afpacket), the kernel's
  * stack on the other, each end in a network namespace of the test's own. The xmit end's interface has no address,
  * so everything the peer kernel hears back comes from xmit: ARP replies, ICMP echo replies, UDP echoes and ICMP port
- * unreachable. Needs root to create namespaces; skips, saying why, only where namespaces or veth are unavailable.
+ * unreachable. Needs root to create namespaces; skips, saying why, only where namespaces, veth or ip(8) are
+ * unavailable (and the ping test where ping is).
  */
 class HostOverVethTest
 {
@@ -129,6 +130,8 @@ class HostOverVethTest
     void kernelPingGetsEchoReplies() throws Exception
     {
         assumeNamespaces();
+        final String noPing = NetNamespaces.missing("ping", "iputils-ping");
+        assumeTrue(null == noPing, noPing);
         final long before = counter(CounterType.HOST_ICMP_ECHO_REPLIES);
         // ip netns exec … ping exits 0 only if replies came back.
         NetNamespaces.run("ip", "netns", "exec", peerNs, "ping", "-c", "3", "-i", "0.2", "-W", "2", XMIT_IP);

@@ -17,6 +17,7 @@ public final class Main
           run       the main job: a request/response service over the built-in loop device
           stat      watch a running pipeline's queues from another terminal (like tc -s qdisc and ethtool -S)
           trace     show a trace file: `xmit trace show FILE [--packet ID]` (write one with xmit run --trace-file)
+          test      all tests, with what they need: `./xmit test [maven args]` (the launcher runs it, not the jar)
           help      this text
         `xmit <command> --help` shows a command's options.""";
 
@@ -52,6 +53,8 @@ public final class Main
                     out.println(USAGE);
                     yield EXIT_OK;
                 }
+                case "test" -> throw new UsageException(
+                    "the tests are run by the ./xmit launcher from a source tree (./xmit test), not by the jar");
                 default -> throw new UsageException("unknown command '" + args[0] +
                     "' (expected bench, explain, run, stat, trace or help)");
             };

@@ -61,6 +61,19 @@ class LauncherTest
     }
 
     @Test
+    void testVerbHelpSaysWhatItRunsWithoutRunningMavenOrInstallingAnything() throws Exception
+    {
+        // --help looks for no tool, installs nothing and starts no Maven (a full run inside a test would recurse):
+        // nothing on stderr, where each of those would say a line.
+        final Outcome outcome = exec(Map.of(), "bash", "xmit", "test", "--help");
+        assertEquals(0, outcome.code(), outcome.err());
+        assertEquals("", outcome.err());
+        assertTrue(outcome.out().startsWith("usage: ./xmit test [maven args...]"), outcome.out());
+        assertTrue(outcome.out().contains("./mvnw -B -ntp verify"), outcome.out());
+        assertTrue(outcome.out().contains("iputils-ping"), outcome.out());
+    }
+
+    @Test
     void shadedJarRunsExplainWithTheLaunchersFlags() throws Exception
     {
         final Path jar = ROOT.resolve("deploy/target/xmit.jar");

@@ -10,7 +10,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** Runs tshark on a file; tests that need it skip, saying why, where it is not installed (CI installs it). */
+/**
+ * Runs tshark on a file; tests that need it skip, saying why, where it is not installed (./xmit test installs it when
+ * run as root, as in CI).
+ */
 final class Tshark
 {
     /** What tshark prints to stderr as root, which is not about the file. */
@@ -27,7 +30,7 @@ final class Tshark
     static void assumeInstalled()
     {
         Assumptions.assumeTrue(null != find(),
-            "tshark is not on the PATH (Debian package tshark; .ci/run installs it)");
+            "tshark is not on the PATH (Debian package tshark; ./xmit test installs it when run as root)");
     }
 
     static Result run(final Path file, final String... args) throws IOException, InterruptedException

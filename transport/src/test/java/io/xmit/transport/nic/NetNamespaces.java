@@ -50,6 +50,29 @@ public final class NetNamespaces
         return LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow(name), descriptor);
     }
 
+    /** Whether {@code command} is an executable in a folder of the PATH, as a process started by name finds it. */
+    public static boolean onPath(final String command)
+    {
+        for (final String dir : System.getenv().getOrDefault("PATH", "").split(":"))
+        {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, command)))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Null if {@code command} is on the PATH, else why not, for a test that needs it to skip saying so: the Debian
+     * package that has it, which {@code ./xmit test} installs when run as root.
+     */
+    public static String missing(final String command, final String debianPackage)
+    {
+        return onPath(command) ? null : command + " is not on the PATH (Debian package " + debianPackage +
+            "; ./xmit test installs it when run as root)";
+    }
+
     /** Runs a command to completion (10 s at most); its output, or an exception carrying it. */
     public static String run(final String... command) throws IOException, InterruptedException
     {
@@ -72,11 +95,16 @@ public final class NetNamespaces
      * Creates namespaces {@code xmitNs} and {@code peerNs} joined by a veth pair, {@code xmitIf} in the first and
      * {@code peerIf} in the second, with 4 TX and 4 RX queues on each end.
      *
-     * @return null, or why it cannot be done here (no namespaces, no veth), for the tests to skip saying so.
+     * @return null, or why it cannot be done here (no ip(8), no namespaces, no veth), for the tests to skip saying so.
      */
     public static String createVethPair(final String xmitNs, final String peerNs, final String xmitIf,
         final String peerIf)
     {
+        final String noIp = missing("ip", "iproute2");
+        if (null != noIp)
+        {
+            return noIp;
+        }
         try
         {
             run("ip", "netns", "add", xmitNs);
