@@ -1,5 +1,12 @@
-package io.xmit.actors;
+package io.xmit.tests;
 
+import io.xmit.actors.Accounting;
+import io.xmit.actors.Endpoint;
+import io.xmit.actors.Pipeline;
+import io.xmit.actors.ReceivedDatagram;
+import io.xmit.actors.SendResult;
+import io.xmit.actors.SocketOptions;
+import io.xmit.actors.UdpSocket;
 import io.xmit.actors.stats.CounterType;
 
 import org.agrona.concurrent.UnsafeBuffer;

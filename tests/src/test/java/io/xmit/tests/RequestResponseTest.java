@@ -1,7 +1,14 @@
-package io.xmit.actors;
+package io.xmit.tests;
 
 import akka.actor.testkit.typed.javadsl.ActorTestKit;
 import akka.actor.testkit.typed.javadsl.TestProbe;
+import io.xmit.actors.Datagram;
+import io.xmit.actors.Datagrams;
+import io.xmit.actors.Endpoint;
+import io.xmit.actors.Pipeline;
+import io.xmit.actors.SocketOptions;
+import io.xmit.actors.UdpSocket;
+import io.xmit.actors.XpsPreset;
 import io.xmit.actors.stats.CounterType;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -17,11 +24,11 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import static io.xmit.actors.EndToEndSupport.await;
-import static io.xmit.actors.EndToEndSupport.awaitExactly;
-import static io.xmit.actors.EndToEndSupport.send;
-import static io.xmit.actors.EndToEndSupport.sendTo;
-import static io.xmit.actors.EndToEndSupport.transform;
+import static io.xmit.tests.EndToEndSupport.await;
+import static io.xmit.tests.EndToEndSupport.awaitExactly;
+import static io.xmit.tests.EndToEndSupport.send;
+import static io.xmit.tests.EndToEndSupport.sendTo;
+import static io.xmit.tests.EndToEndSupport.transform;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,6 +1,12 @@
-package io.xmit.actors;
+package io.xmit.tests;
 
 import akka.actor.testkit.typed.javadsl.ActorTestKit;
+import io.xmit.actors.Endpoint;
+import io.xmit.actors.Pipeline;
+import io.xmit.actors.SendResult;
+import io.xmit.actors.SocketOptions;
+import io.xmit.actors.UdpSocket;
+import io.xmit.actors.XpsPreset;
 import io.xmit.actors.stats.CounterType;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -10,10 +16,10 @@ import org.junit.jupiter.api.Timeout;
 
 import java.util.concurrent.atomic.AtomicReference;
 
-import static io.xmit.actors.EndToEndSupport.await;
-import static io.xmit.actors.EndToEndSupport.awaitExactly;
-import static io.xmit.actors.EndToEndSupport.loopConfig;
-import static io.xmit.actors.EndToEndSupport.sendTo;
+import static io.xmit.tests.EndToEndSupport.await;
+import static io.xmit.tests.EndToEndSupport.awaitExactly;
+import static io.xmit.tests.EndToEndSupport.loopConfig;
+import static io.xmit.tests.EndToEndSupport.sendTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,6 +1,11 @@
-package io.xmit.actors;
+package io.xmit.tests;
 
 import akka.actor.testkit.typed.javadsl.ActorTestKit;
+import io.xmit.actors.Pipeline;
+import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.Stage;
+import io.xmit.actors.StopReport;
+import io.xmit.actors.XpsPreset;
 import io.xmit.actors.internal.stage.CrashSwitch;
 import io.xmit.actors.internal.stage.Supervision;
 import io.xmit.actors.stats.CounterType;

@@ -1,6 +1,13 @@
-package io.xmit.actors;
+package io.xmit.tests;
 
 import akka.actor.testkit.typed.javadsl.ActorTestKit;
+import io.xmit.actors.Endpoint;
+import io.xmit.actors.Pipeline;
+import io.xmit.actors.SendResult;
+import io.xmit.actors.SocketOptions;
+import io.xmit.actors.StopReport;
+import io.xmit.actors.UdpSocket;
+import io.xmit.actors.XpsPreset;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterAll;

@@ -1,4 +1,10 @@
-package io.xmit.actors;
+package io.xmit.tests;
+
+import io.xmit.actors.Endpoint;
+import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.SendResult;
+import io.xmit.actors.UdpSocket;
+import io.xmit.actors.XpsPreset;
 
 import org.agrona.concurrent.UnsafeBuffer;
 

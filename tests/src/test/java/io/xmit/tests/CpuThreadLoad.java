@@ -1,5 +1,9 @@
-package io.xmit.actors;
+package io.xmit.tests;
 
+import io.xmit.actors.Endpoint;
+import io.xmit.actors.Pipeline;
+import io.xmit.actors.SocketOptions;
+import io.xmit.actors.UdpSocket;
 import io.xmit.actors.cpu.CpuThread;
 import io.xmit.actors.stats.CounterType;
 

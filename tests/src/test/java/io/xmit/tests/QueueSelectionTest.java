@@ -1,6 +1,13 @@
-package io.xmit.actors;
+package io.xmit.tests;
 
 import akka.actor.testkit.typed.javadsl.ActorTestKit;
+import io.xmit.actors.Endpoint;
+import io.xmit.actors.Pipeline;
+import io.xmit.actors.QueueExplanation;
+import io.xmit.actors.SocketOptions;
+import io.xmit.actors.UdpSocket;
+import io.xmit.actors.XpsChange;
+import io.xmit.actors.XpsPreset;
 import io.xmit.actors.cpu.CpuThread;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.pipeline.flow.FlowKey;
@@ -21,11 +28,11 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import static io.xmit.actors.EndToEndSupport.await;
-import static io.xmit.actors.EndToEndSupport.awaitExactly;
-import static io.xmit.actors.EndToEndSupport.send;
-import static io.xmit.actors.EndToEndSupport.sendTo;
-import static io.xmit.actors.EndToEndSupport.transform;
+import static io.xmit.tests.EndToEndSupport.await;
+import static io.xmit.tests.EndToEndSupport.awaitExactly;
+import static io.xmit.tests.EndToEndSupport.send;
+import static io.xmit.tests.EndToEndSupport.sendTo;
+import static io.xmit.tests.EndToEndSupport.transform;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;

@@ -1,9 +1,16 @@
-package io.xmit.actors;
+package io.xmit.tests;
 
 import akka.actor.CoordinatedShutdown;
 import akka.actor.testkit.typed.javadsl.ActorTestKit;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.javadsl.Behaviors;
+import io.xmit.actors.Accounting;
+import io.xmit.actors.Pipeline;
+import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.SendResult;
+import io.xmit.actors.StopReport;
+import io.xmit.actors.UdpSocket;
+import io.xmit.actors.XpsPreset;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.transport.nic.NicFault;
 

@@ -1,6 +1,11 @@
-package io.xmit.actors;
+package io.xmit.tests;
 
 import akka.actor.testkit.typed.javadsl.ActorTestKit;
+import io.xmit.actors.Endpoint;
+import io.xmit.actors.Pipeline;
+import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.SocketOptions;
+import io.xmit.actors.UdpSocket;
 import io.xmit.actors.stats.CounterType;
 
 import org.agrona.concurrent.UnsafeBuffer;

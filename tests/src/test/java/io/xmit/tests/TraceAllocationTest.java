@@ -1,12 +1,13 @@
-package io.xmit.actors.trace;
+package io.xmit.tests;
 
 import akka.actor.testkit.typed.javadsl.ActorTestKit;
-import io.xmit.actors.CpuThreadLoad;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
+import io.xmit.actors.trace.TraceConfig;
+import io.xmit.actors.trace.TraceSelector;
 import io.xmit.pipeline.AllocationMeter;
 
 import org.agrona.concurrent.UnsafeBuffer;
