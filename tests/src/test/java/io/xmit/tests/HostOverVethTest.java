@@ -40,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Issue 8: an xmit UDP echo pipeline on one end of a veth pair with 4 TX and 4 RX queues (afpacket), the kernel's
+ * An xmit UDP echo pipeline on one end of a veth pair with 4 TX and 4 RX queues (afpacket), the kernel's
  * stack on the other, each end in a network namespace of the test's own. The xmit end's interface has no address,
  * so everything the peer kernel hears back comes from xmit: ARP replies, ICMP echo replies, UDP echoes and ICMP port
  * unreachable. Needs root to create namespaces; skips, saying why, only where namespaces, veth or ip(8) are
@@ -461,7 +461,7 @@ class HostOverVethTest
     }
 
     /**
-     * Issue 5 for the host: its actor crashes on the first frame it takes (a datagram handed over to hold, or, if a
+     * Supervision of the host: its actor crashes on the first frame it takes (a datagram handed over to hold, or, if a
      * frame from the peer came first, that frame). The actor restarts, the frame that failed is counted, never retried,
      * and its socket released; what follows is held, resolved and sent as if nothing had happened.
      */

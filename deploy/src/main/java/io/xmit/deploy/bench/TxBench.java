@@ -173,7 +173,7 @@ public final class TxBench
             target(targets, ratios, AeronRawVariant.NAME, 0.5);
             target(targets, ratios, XmitTxVariant.BULK_1_NAME, 1.2);
             target(targets, ratios, LockedQdiscVariant.NAME, 1.2);
-            // Issue 7: within 2 % of untraced with a filter that matches nothing, at most 5 % at 1 in 1,000.
+            // Tracing's budget: within 2 % of untraced with a filter that matches nothing, at most 5 % at 1 in 1,000.
             targetAtMost(targets, ratios, XmitTxVariant.TRACE_MISS_NAME, 1 / 0.98);
             targetAtMost(targets, ratios, XmitTxVariant.TRACE_1K_NAME, 1 / 0.95);
             targets.add(new Target(REFERENCE + " bytes_per_packet", false, 0,

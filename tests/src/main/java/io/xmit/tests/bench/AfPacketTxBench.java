@@ -19,7 +19,7 @@ import java.nio.channels.DatagramChannel;
 import java.util.Locale;
 
 /**
- * Issue 8's benchmark, run by {@code ./bench-afpacket} inside a namespace that holds one end of a veth pair: in one
+ * The afpacket benchmark, run by {@code ./bench-afpacket} inside a namespace that holds one end of a veth pair: in one
  * process and one run, 64-byte UDP frames (18 bytes of payload) sent on that interface by the whole xmit pipeline on
  * the afpacket backend (as {@code xmit bench tx} runs it: two CPUs, a connected socket each; its own address
  * 10.0.0.1, the peer resolved by ARP), by xmit's afpacket {@code tx_burst} alone (64 per call over every queue, from

@@ -101,6 +101,18 @@ public final class PacketPublication implements AutoCloseable
     }
 
     /**
+     * {@link #tryClaim}, tried once more after an {@link #ADMIN_ACTION} (the term rotated under this claim, and the
+     * next term has room): what every producer does, since the first refusal is no sign the ring is full.
+     *
+     * @return as {@link #tryClaim}; {@link #ADMIN_ACTION} only if the second try also met one.
+     */
+    public long tryClaimRetrying(final int frameLength, final PacketClaim claim)
+    {
+        final long result = tryClaim(frameLength, claim);
+        return ADMIN_ACTION == result ? tryClaim(frameLength, claim) : result;
+    }
+
+    /**
      * Copies one frame into the ring behind a header made of the given fields (see {@link RingFrameHeader}).
      *
      * @return the ring position after the frame (positive) if sent, else one of the negative results of

@@ -40,7 +40,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 
 /**
- * The host of one port (issue 8), run by its {@link HostActor} on CPU 0: drains the port's host ring and answers
+ * The host of one port, run by its {@link HostActor} on CPU 0: drains the port's host ring and answers
  * what a kernel peer expects of a host on its link.
  * <ul>
  * <li>ARP (RFC 826): learns senders into its {@link NeighbourTable}, answers requests for the port's IPv4 address,
@@ -512,11 +512,7 @@ public final class HostEngine implements NeighbourHandler, StageEngine
         final int priority)
     {
         final PacketPublication txRing = port.qdiscRing(txq);
-        long result = txRing.tryClaim(length, claim);
-        if (PacketPublication.ADMIN_ACTION == result)
-        {
-            result = txRing.tryClaim(length, claim);
-        }
+        final long result = txRing.tryClaimRetrying(length, claim);
         if (result < 0)
         {
             txRingFull.incrementRelease();

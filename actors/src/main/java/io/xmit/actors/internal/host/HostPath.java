@@ -133,11 +133,7 @@ public final class HostPath
         {
             return false;
         }
-        long result = ring.tryClaim(length, claim);
-        if (PacketPublication.ADMIN_ACTION == result)
-        {
-            result = ring.tryClaim(length, claim);
-        }
+        final long result = ring.tryClaimRetrying(length, claim);
         if (result < 0)
         {
             ringFull.incrementRelease();

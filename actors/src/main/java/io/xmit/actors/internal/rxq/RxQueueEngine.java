@@ -206,11 +206,7 @@ public final class RxQueueEngine implements StageEngine
         socket.recordRxQueue(rxq);
 
         final PacketPublication ring = socket.receiveRing();
-        long result = ring.tryClaim(length, claim);
-        if (PacketPublication.ADMIN_ACTION == result)
-        {
-            result = ring.tryClaim(length, claim);
-        }
+        final long result = ring.tryClaimRetrying(length, claim);
         if (result < 0)
         {
             // A full ring is the socket's receive buffer overflowing; any other refusal means it is going away.

@@ -275,7 +275,7 @@ public final class UdpSocketImpl implements UdpSocket
         final int txq = TxQueueSelector.queue(picked);
         final PipelineConfig.PortAddress address = portContext.address();
         final HostPath host = portContext.host();
-        // Issue 8: with ARP, the next hop's MAC comes from the host actor's snapshot; until it is known the frame
+        // With ARP, the next hop's MAC comes from the host actor's snapshot; until it is known the frame
         // goes to the host actor, which holds it while the next hop resolves, and sends it on TX queue txq.
         final boolean viaHost = null != host && FlowKey.FAMILY_IPV4 == flow.family();
         final long destinationMac = viaHost ? host.resolve((int)flow.dstLo()) : address.peerMac();
@@ -289,11 +289,7 @@ public final class UdpSocketImpl implements UdpSocket
         }
         final PacketPublication ring = hold ? host.holdRing() : portContext.qdiscRing(txq);
 
-        long result = ring.tryClaim(frameLength, claim);
-        if (PacketPublication.ADMIN_ACTION == result)
-        {
-            result = ring.tryClaim(frameLength, claim);
-        }
+        final long result = ring.tryClaimRetrying(frameLength, claim);
         if (result < 0)
         {
             if (PacketPublication.BACK_PRESSURED == result || PacketPublication.ADMIN_ACTION == result)

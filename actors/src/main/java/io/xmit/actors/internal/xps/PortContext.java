@@ -80,7 +80,7 @@ public final class PortContext
         return maxFrame;
     }
 
-    /** The port's host path (issue 8: ARP, ICMP), or null when the port has no host basics. */
+    /** The port's host path (ARP, ICMP), or null when the port has no host basics. */
     public HostPath host()
     {
         return host;
