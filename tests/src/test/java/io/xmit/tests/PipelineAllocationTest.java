@@ -4,9 +4,9 @@ import akka.actor.testkit.typed.javadsl.ActorTestKit;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.PipelineConfig;
-import io.xmit.actors.ReceivedDatagram;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
+import io.xmit.actors.internal.socket.ReceivedFrame;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.pipeline.AllocationMeter;
 import io.xmit.pipeline.flow.FlowKey;
@@ -51,7 +51,7 @@ class PipelineAllocationTest
             final UdpSocket connected = pipeline.openUdp(SocketOptions.udp4(7000).connect(peer));
             final UdpSocket unconnected = pipeline.openUdp(SocketOptions.udp4(7001));
             final UdpSocket server = pipeline.openUdp(SocketOptions.udp4(7002));
-            final ReceivedDatagram request = new ReceivedDatagram();
+            final ReceivedFrame request = new ReceivedFrame();
             request.flow().setIpv4(FlowKey.PROTO_UDP, 0x0A00_0002, 0x0A00_0001, 9000, 7002);
             final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocateDirect(PAYLOAD));
 

@@ -40,7 +40,7 @@ public final class SocketReceiver implements StageEngine
     private final int pollLimit;
     private final FrameParser parser = new FrameParser();
     private final ParsedFrame parsed = new ParsedFrame();
-    private final ReceivedDatagram datagram = new ReceivedDatagram();
+    private final ReceivedFrame datagram = new ReceivedFrame();
     private final PacketHandler onFrame = this::onFrame;
     private final CountersFile counters;
     private final AtomicCounter received;
