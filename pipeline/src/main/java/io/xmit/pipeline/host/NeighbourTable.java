@@ -25,6 +25,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <p>
  * A full table makes room by evicting the entry confirmed longest ago that is not INCOMPLETE (held frames are
  * never evicted); when all are INCOMPLETE the new entry is refused and counted. Not thread-safe.
+ * <p>
+ * Over 500 lines on purpose: one state machine over parallel arrays; split, the transitions would be apart from the
+ * storage they index.
  */
 public final class NeighbourTable
 {

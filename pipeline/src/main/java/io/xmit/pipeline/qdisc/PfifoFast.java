@@ -24,6 +24,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * (§4.7a/b) before dequeuing, since this class does not know the queue. Slots: each band holds at most its limit,
  * and {@code headroomSlots} extra slots cover packets outside the bands (in a batch awaiting completion or in the
  * requeue list), so an enqueue into a band below its limit finds a slot as long as fewer than that many are out.
+ * <p>
+ * Over 500 lines on purpose: the discipline and the slot block it copies into are one thing; every slot's owner
+ * (a band, a batch, the requeue list) is accounted for here.
  */
 public final class PfifoFast implements Qdisc
 {

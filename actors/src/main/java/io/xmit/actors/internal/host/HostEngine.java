@@ -55,6 +55,9 @@ import org.agrona.concurrent.status.AtomicCounter;
  * with socket id 0, which no socket has ({@link SocketTable#byId} ignores it at completion). What it puts into rings
  * counts in the pipeline's books as accepted ({@link #sent()}). Nothing allocates per frame, except a new snapshot
  * when the neighbours change.
+ * <p>
+ * Over 500 lines on purpose: ARP, ICMP and the held frames share one ring, one neighbour table and one set of
+ * books, so they stay in one engine.
  */
 public final class HostEngine implements NeighbourHandler, StageEngine
 {

@@ -43,6 +43,9 @@ import org.agrona.concurrent.status.AtomicCounter;
  * </ul>
  * Every packet accepted by the driver is appended, with its socket id, to the TX queue's {@link InFlightFifo}, and
  * BQL is told its bytes; a short {@code tx_burst} stops the queue and asks the TX queue actor to look for room.
+ * <p>
+ * Over 500 lines on purpose: one turn and its three paths, read top to bottom; split, the single-writer ownership
+ * of the backlog and the books would be spread over several files.
  */
 public final class QdiscEngine implements StageEngine
 {
