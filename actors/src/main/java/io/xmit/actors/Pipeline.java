@@ -208,14 +208,9 @@ public final class Pipeline implements AutoCloseable
     }
 
     /**
-     * Fault injection, for tests of supervision: makes a packet stage's actor throw at its {@code point}-th crash
-     * point from its next turn on (1 = the first), where a failure is hardest to recover from — an RX queue after
-     * delivering a frame of a burst it has not released, a socket after delivering a datagram, a qdisc after a
-     * {@code tx_burst} whose result it has not booked or before taking a ring frame into its backlog, a TX queue after
-     * reclaiming completions it has not booked, a host after taking a frame it has not handled. The actor restarts
-     * under its supervision ({@link Supervision}) and must repeat nothing and lose nothing uncounted: the one frame
-     * whose own handling threw is dropped under a reason ({@code rx_drop_failed}, {@code host_drop_failed},
-     * {@code neigh_drop_failed}), never retried.
+     * Fault injection, for tests of supervision: makes the actor of {@code stage} throw at its {@code point}-th crash
+     * point from its next turn on (1 = the first). It restarts under supervision and must repeat nothing and lose
+     * nothing uncounted; where each stage's crash points are is in {@code FaultInjection}.
      *
      * @param index the RX or TX queue, for {@link Stage#SOCKET} the socket's id, for {@link Stage#HOST} 0.
      * @throws IllegalArgumentException for a port, queue, socket or host that does not exist.
