@@ -15,7 +15,7 @@ xmit_test_usage() {
 usage: ./xmit test [maven args...]
 Runs all tests: ./mvnw -B -ntp verify [maven args...] on the JDK the launcher picks (JAVA_HOME, else the newest
 JDK 25+ under /usr/lib/jvm). One test class, with the modules it needs built first:
-  ./xmit test -pl actors -am -Dtest=HostOverVethTest -Dsurefire.failIfNoSpecifiedTests=false
+  ./xmit test -pl tests -am -Dtest=HostOverVethTest -Dsurefire.failIfNoSpecifiedTests=false
 First it checks for a C compiler (the build compiles the NIC driver shim) and for the tools some tests run:
 ip (iproute2), ping (iputils-ping), tshark (tshark). As root with apt-get it installs what is missing (gcc and
 libc6-dev for the compiler); otherwise it says which tests will skip without each tool, and they skip saying why.
