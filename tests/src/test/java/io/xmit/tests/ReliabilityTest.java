@@ -103,7 +103,7 @@ class ReliabilityTest
     void aGracefulStopDrainsEverythingInFlight()
     {
         final Pipeline pipeline = Pipeline.start(KIT.system(),
-            config("stop-drains", "100kpps", PipelineConfig.DEFAULT_TX_WATCHDOG_TIMEOUT));
+            config("stop-drains", "20kpps", PipelineConfig.DEFAULT_TX_WATCHDOG_TIMEOUT));
         final SequencedTraffic traffic = new SequencedTraffic(pipeline, 16, 4);
         traffic.send(30_000, 30_000, sent -> { });
         final Accounting before = pipeline.accounting();
