@@ -261,7 +261,7 @@ public final class Pipeline implements AutoCloseable
                 qdiscRings[q] = rings.addPublication(qdiscStream(p, q), qdiscDoorbells[q]);
             }
             // Issue 8: a port with ARP or ICMP gets a host ring, read by its host actor (spawned below).
-            final PipelineConfig.PortAddress address = portAddress(config.ports().get(p), driver, p);
+            final PortAddress address = portAddress(config.ports().get(p), driver, p);
             final ActorWake<HostActor.Command> hostWake = new ActorWake<>(HostActor.Poll.INSTANCE);
             final RingDoorbell hostDoorbell = new RingDoorbell(hostWake);
             final HostPath host = address.hostBasics() ? new HostPath(address,
@@ -1074,7 +1074,7 @@ public final class Pipeline implements AutoCloseable
 
     private FlowKey localKey(final PortContext port, final SocketOptions options)
     {
-        final PipelineConfig.PortAddress address = port.address();
+        final PortAddress address = port.address();
         final FlowKey local = new FlowKey();
         final String text = options.address();
         final boolean own = null == text || "*".equals(text);
@@ -1135,10 +1135,10 @@ public final class Pipeline implements AutoCloseable
     }
 
     /** The configured address, with the interface's MAC where the port is to take it (afpacket's default). */
-    private static PipelineConfig.PortAddress portAddress(final PipelineConfig.PortAddress configured,
+    private static PortAddress portAddress(final PortAddress configured,
         final NicDriver driver, final int port)
     {
-        if (PipelineConfig.PortAddress.LINK_MAC != configured.mac())
+        if (PortAddress.LINK_MAC != configured.mac())
         {
             return configured;
         }
@@ -1170,7 +1170,7 @@ public final class Pipeline implements AutoCloseable
                 }
             }
         }
-        for (final PipelineConfig.XpsEntry entry : config.xps())
+        for (final XpsEntry entry : config.xps())
         {
             if (entry.port() != port)
             {
