@@ -1,8 +1,8 @@
 package io.xmit.actors;
 
+import io.xmit.actors.config.ConfigValues;
 import io.xmit.pipeline.flow.FlowKey;
 
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -43,29 +43,27 @@ public record Endpoint(int family, long hi, long lo, int port)
 
     public static Endpoint of(final InetAddress address, final int port)
     {
-        final byte[] bytes = address.getAddress();
-        if (address instanceof Inet4Address)
-        {
-            return new Endpoint(FlowKey.FAMILY_IPV4, 0, ByteBuffer.wrap(bytes).getInt() & 0xFFFF_FFFFL, port);
-        }
-        final ByteBuffer b = ByteBuffer.wrap(bytes);
-        return new Endpoint(FlowKey.FAMILY_IPV6, b.getLong(), b.getLong(), port);
+        return of(address.getAddress(), port);
     }
 
     /** From an address literal such as {@code 10.0.0.2} or {@code fd00::2}. */
     public static Endpoint of(final String address, final int port)
     {
         // Only the literal's failure is reported as a bad address: a bad port has its own message.
-        final InetAddress literal;
-        try
+        final byte[] literal = ConfigValues.addressLiteral(address);
+        if (null == literal)
         {
-            literal = InetAddress.ofLiteral(address);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            throw new IllegalArgumentException("'" + address + "' is not an IPv4 or IPv6 address literal", ex);
+            throw new IllegalArgumentException("'" + address + "' is not an IPv4 or IPv6 address literal");
         }
         return of(literal, port);
+    }
+
+    /** From an address's 4 (IPv4) or 16 (IPv6) bytes in network order. */
+    private static Endpoint of(final byte[] address, final int port)
+    {
+        final ByteBuffer b = ByteBuffer.wrap(address);
+        return 4 == address.length ? new Endpoint(FlowKey.FAMILY_IPV4, 0, b.getInt() & 0xFFFF_FFFFL, port) :
+            new Endpoint(FlowKey.FAMILY_IPV6, b.getLong(), b.getLong(), port);
     }
 
     public static Endpoint ipv4(final int address, final int port)

@@ -5,18 +5,21 @@ import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigParseOptions;
-import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueFactory;
 import com.typesafe.config.ConfigValueType;
 import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.config.ConfigValues;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
+
+import static io.xmit.actors.config.ConfigValues.render;
 
 /**
  * The command line's configuration, in layers: the reference (every {@code reference.conf} on the class path, deploy's
@@ -260,12 +263,11 @@ final class Settings
     {
         try
         {
-            return run.getDuration(key);
+            return ConfigValues.duration(RUN + "." + key, run, key, "10s or 2m");
         }
-        catch (final ConfigException ex)
+        catch (final IllegalArgumentException ex)
         {
-            throw new UsageException(RUN + "." + key + " = " + (run.hasPath(key) ? render(run.getValue(key)) :
-                "nothing") + " is not a duration, e.g. 10s or 2m");
+            throw new UsageException(ex.getMessage());
         }
     }
 
@@ -276,26 +278,12 @@ final class Settings
             throw new UsageException(RUN + "." + key + " is not set (it is in " + min + ".." + max + ")");
         }
         final ConfigValue value = run.getValue(key);
-        final Object unwrapped = value.unwrapped();
-        long number = Long.MIN_VALUE;
-        if (unwrapped instanceof Integer || unwrapped instanceof Long)
-        {
-            number = ((Number)unwrapped).longValue();
-        }
-        else if (unwrapped instanceof String text && text.strip().matches("-?\\d{1,18}"))
-        {
-            number = Long.parseLong(text.strip());
-        }
-        if (number < min || number > max)
+        final OptionalLong number = ConfigValues.wholeNumber(value);
+        if (number.isEmpty() || number.getAsLong() < min || number.getAsLong() > max)
         {
             throw new UsageException(RUN + "." + key + " = " + render(value) + " is not a whole number in " + min +
                 ".." + max);
         }
-        return (int)number;
-    }
-
-    private static String render(final ConfigValue value)
-    {
-        return value.render(ConfigRenderOptions.concise());
+        return (int)number.getAsLong();
     }
 }

@@ -23,7 +23,6 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -52,8 +51,8 @@ class StatCommandTest
     static void startPipeline()
     {
         system = ActorSystem.create(Behaviors.empty(), "stat-test");
-        pipeline = Pipeline.start(system, PipelineConfig.defaults().withName("stat-test").withCpus(2)
-            .withXps(XpsPreset.RXQS, List.of()).withRingTerms(1 << 20, 1 << 20).withCountersDir(dir));
+        pipeline = Pipeline.start(system, PipelineConfig.builder().name("stat-test").cpus(2)
+            .xpsPreset(XpsPreset.RXQS).qdiscRingTerm(1 << 20).socketRingTerm(1 << 20).countersDir(dir).build());
         final UnsafeBuffer out = new UnsafeBuffer(new byte[64]);
         pipeline.openUdp(SocketOptions.udp4(7).onCpu(0).handler((socket, request) ->
         {

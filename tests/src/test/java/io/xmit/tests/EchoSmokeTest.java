@@ -31,8 +31,8 @@ class EchoSmokeTest
     @Test
     void echoesOverTheLoopDevice() throws Exception
     {
-        final PipelineConfig config = PipelineConfig.defaults().withName("smoke").withCpus(2)
-            .withRingTerms(1 << 20, 1 << 16);
+        final PipelineConfig config = PipelineConfig.builder().name("smoke").cpus(2)
+            .qdiscRingTerm(1 << 20).socketRingTerm(1 << 16).build();
         try (Pipeline pipeline = Pipeline.start(KIT.system(), config))
         {
             final UnsafeBuffer reply = new UnsafeBuffer(ByteBuffer.allocateDirect(64));

@@ -8,7 +8,6 @@ import io.xmit.actors.XpsPreset;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -33,10 +32,14 @@ final class EndToEndSupport
     /** A 4 TX / 4 RX queue loop device without a rate, small rings (keeps /dev/shm use low). */
     static PipelineConfig loopConfig(final String name, final int cpus, final XpsPreset preset)
     {
-        return PipelineConfig.defaults().withName(name).withCpus(cpus)
-            .withDevice("loop:tx=4,rx=4,ring=1024,frame=2048,rate=0")
-            .withRingTerms(1 << 20, 1 << 16)
-            .withXps(preset, List.of());
+        return PipelineConfig.builder()
+            .name(name)
+            .cpus(cpus)
+            .device("loop:tx=4,rx=4,ring=1024,frame=2048,rate=0")
+            .qdiscRingTerm(1 << 20)
+            .socketRingTerm(1 << 16)
+            .xpsPreset(preset)
+            .build();
     }
 
     /** Waits until {@code condition} holds, failing with {@code what} (and {@code state}) after {@link #WAIT_NANOS}. */

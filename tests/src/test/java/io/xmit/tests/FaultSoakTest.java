@@ -56,9 +56,11 @@ class FaultSoakTest
     void everyPacketIsAccountedForUnderRandomFaults() throws Exception
     {
         final String seed = "seed " + SEED + " (-Dtest.soak.seed=" + SEED + ")";
-        final PipelineConfig config = EndToEndSupport.loopConfig("soak", 2, XpsPreset.NONE)
-            .withDevice("loop:tx=4,rx=4,ring=4096,frame=2048,rate=1Mpps")
-            .withReliability(Duration.ofMillis(100), Duration.ofSeconds(10));
+        final PipelineConfig config = EndToEndSupport.loopConfig("soak", 2, XpsPreset.NONE).toBuilder()
+            .device("loop:tx=4,rx=4,ring=4096,frame=2048,rate=1Mpps")
+            .txWatchdogTimeout(Duration.ofMillis(100))
+            .stopDeadline(Duration.ofSeconds(10))
+            .build();
         final AtomicLongArray faults = new AtomicLongArray(FAULTS.size());
         final long start = System.nanoTime();
         try (Pipeline pipeline = Pipeline.start(KIT.system(), config))

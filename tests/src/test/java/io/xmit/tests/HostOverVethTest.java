@@ -4,6 +4,7 @@ import akka.actor.testkit.typed.javadsl.ActorTestKit;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.PortAddress;
 import io.xmit.actors.SendResult;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.Stage;
@@ -94,13 +95,14 @@ class HostOverVethTest
         NetNamespaces.run("ip", "-n", peerNs, "addr", "add", PEER_IP_5 + "/24", "dev", PEER_IF);
         NetNamespaces.run("ip", "-n", peerNs, "link", "set", PEER_IF, "up");
 
-        final PipelineConfig.PortAddress defaults = PipelineConfig.PortAddress.defaultForInterface();
-        final PipelineConfig config = PipelineConfig.defaults().withName("hostveth").withCpus(2)
-            .withRingTerms(1 << 20, 1 << 16)
-            .withDevice("afpacket:if=" + XMIT_IF + ",queues=" + QUEUES + ",ring=256")
-            .withPorts(List.of(new PipelineConfig.PortAddress(defaults.mac(), 0x0A4D_0001, defaults.ipv6Hi(),
+        final PortAddress defaults = PortAddress.defaultForInterface();
+        final PipelineConfig config = PipelineConfig.builder().name("hostveth").cpus(2)
+            .qdiscRingTerm(1 << 20).socketRingTerm(1 << 16)
+            .device("afpacket:if=" + XMIT_IF + ",queues=" + QUEUES + ",ring=256")
+            .ports(List.of(new PortAddress(defaults.mac(), 0x0A4D_0001, defaults.ipv6Hi(),
                 defaults.ipv6Lo(), defaults.peerMac(), 24, 0, true, true)))
-            .withXps(XpsPreset.RXQS, List.of());
+            .xpsPreset(XpsPreset.RXQS)
+            .build();
         // The device's packet sockets are made in xmit's namespace, by a thread that entered it.
         pipeline = NetNamespaces.inNamespace(xmitNs, () -> Pipeline.start(KIT.system(), config));
         final UnsafeBuffer reply = new UnsafeBuffer(ByteBuffer.allocateDirect(2048));

@@ -68,8 +68,8 @@ class NoStrandedPacketsTest
     private static void run(final String name, final boolean onCpus) throws Exception
     {
         final long seed = System.nanoTime();
-        final PipelineConfig config = PipelineConfig.defaults().withName(name).withCpus(2)
-            .withSpinPolls(0).withRingTerms(1 << 20, 1 << 22);
+        final PipelineConfig config = PipelineConfig.builder().name(name).cpus(2)
+            .spinPolls(0).qdiscRingTerm(1 << 20).socketRingTerm(1 << 22).build();
         try (Pipeline pipeline = Pipeline.start(KIT.system(), config))
         {
             final AtomicLongArray next = new AtomicLongArray(PRODUCERS);

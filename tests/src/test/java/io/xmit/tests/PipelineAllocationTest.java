@@ -38,7 +38,7 @@ class PipelineAllocationTest
 
     private static PipelineConfig config(final String name)
     {
-        return PipelineConfig.defaults().withName(name).withCpus(2).withRingTerms(1 << 20, 1 << 20);
+        return PipelineConfig.builder().name(name).cpus(2).qdiscRingTerm(1 << 20).socketRingTerm(1 << 20).build();
     }
 
     @Test

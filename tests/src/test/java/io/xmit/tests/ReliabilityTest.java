@@ -46,9 +46,11 @@ class ReliabilityTest
     /** RX rings of 8192 hold 80 ms of a 100 kpps wire: enough for a receiver descheduled on a loaded machine. */
     private static PipelineConfig config(final String name, final String rate, final Duration watchdog)
     {
-        return EndToEndSupport.loopConfig(name, 2, XpsPreset.NONE)
-            .withDevice("loop:tx=4,rx=4,ring=8192,frame=2048,rate=" + rate)
-            .withReliability(watchdog, Duration.ofSeconds(10));
+        return EndToEndSupport.loopConfig(name, 2, XpsPreset.NONE).toBuilder()
+            .device("loop:tx=4,rx=4,ring=8192,frame=2048,rate=" + rate)
+            .txWatchdogTimeout(watchdog)
+            .stopDeadline(Duration.ofSeconds(10))
+            .build();
     }
 
     /** Sets {@code fault} on every TX queue of port 1, the sending port of {@link SequencedTraffic}. */

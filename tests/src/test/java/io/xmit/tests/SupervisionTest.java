@@ -41,8 +41,9 @@ class SupervisionTest
     /** A rated wire, so that rings and backlogs fill and a restarting stage has work waiting for it. */
     private static PipelineConfig config(final String name)
     {
-        return EndToEndSupport.loopConfig(name, 2, XpsPreset.NONE)
-            .withDevice("loop:tx=4,rx=4,ring=8192,frame=2048,rate=200kpps");
+        return EndToEndSupport.loopConfig(name, 2, XpsPreset.NONE).toBuilder()
+            .device("loop:tx=4,rx=4,ring=8192,frame=2048,rate=200kpps")
+            .build();
     }
 
     @Test

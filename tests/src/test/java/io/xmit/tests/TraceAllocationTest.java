@@ -39,8 +39,8 @@ class TraceAllocationTest
 
     private static PipelineConfig config(final String name)
     {
-        return PipelineConfig.defaults().withName(name).withCpus(2).withRingTerms(1 << 20, 1 << 20)
-            .withTrace(TraceConfig.OFF.withSelector(TraceSelector.parse("sample=1")));
+        return PipelineConfig.builder().name(name).cpus(2).qdiscRingTerm(1 << 20).socketRingTerm(1 << 20)
+            .trace(TraceConfig.OFF.withSelector(TraceSelector.parse("sample=1"))).build();
     }
 
     @Test

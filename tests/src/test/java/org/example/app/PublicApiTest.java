@@ -59,7 +59,7 @@ class PublicApiTest
     @Test
     void everyPublicMethodOfPipelineIsCallableWithTypesAnApplicationNames()
     {
-        final PipelineConfig config = PipelineConfig.defaults().withName("public-api").withCpus(2);
+        final PipelineConfig config = PipelineConfig.builder().name("public-api").cpus(2).build();
         final Pipeline pipeline = Pipeline.start(KIT.system(), config);
         final PipelineConfig running = pipeline.config();
         final NicDriver driver = pipeline.driver(0);

@@ -1,8 +1,8 @@
 package io.xmit.actors.trace;
 
+import io.xmit.actors.config.ConfigValues;
 import io.xmit.pipeline.flow.FlowKey;
 
-import java.net.InetAddress;
 import java.nio.ByteBuffer;
 
 /**
@@ -144,15 +144,11 @@ public final class FlowFilter
         {
             return new Address(true, 0, 0, 0);
         }
-        final byte[] bytes;
-        try
-        {
-            bytes = InetAddress.ofLiteral(host).getAddress();
-        }
-        catch (final IllegalArgumentException ex)
+        final byte[] bytes = ConfigValues.addressLiteral(host);
+        if (null == bytes)
         {
             throw new IllegalArgumentException(
-                "trace flow '" + filter + "': '" + host + "' is not * or a literal IP address", ex);
+                "trace flow '" + filter + "': '" + host + "' is not * or a literal IP address");
         }
         final ByteBuffer b = ByteBuffer.wrap(bytes);
         return 4 == bytes.length ? new Address(false, FlowKey.FAMILY_IPV4, 0, b.getInt() & 0xFFFF_FFFFL) :

@@ -1,5 +1,7 @@
 package io.xmit.actors.trace;
 
+import io.xmit.actors.config.ConfigKey;
+
 /**
  * Tracing as configured ({@code xmit.trace { … }}): which packets, where the pcapng file goes, and the trace ring.
  *
@@ -25,21 +27,17 @@ public record TraceConfig(TraceSelector selector, String file, int ringSize, int
         {
             file = "";
         }
-        if (ringSize < 4096 || ringSize > 1 << 30 || Integer.bitCount(ringSize) != 1)
+        if (Integer.bitCount(ringSize) != 1)
         {
-            throw new IllegalArgumentException("xmit.trace.ring-size = " + ringSize +
-                " is not a power of two in 4096..1 GiB");
+            throw ConfigKey.TRACE_RING_SIZE.refused(ringSize);
         }
-        if (snapLength < 64 || snapLength > TraceEvent.MAX_SNAP_LENGTH)
-        {
-            throw new IllegalArgumentException("xmit.trace.snap-length = " + snapLength + " is not in 64.." +
-                TraceEvent.MAX_SNAP_LENGTH);
-        }
+        ConfigKey.TRACE_RING_SIZE.check(ringSize);
+        ConfigKey.TRACE_SNAP_LENGTH.check(snapLength);
         if (TraceEvent.HEADER_LENGTH + snapLength > ringSize / 8)
         {
-            throw new IllegalArgumentException("xmit.trace.ring-size = " + ringSize + " is too small for events of " +
-                "a " + snapLength + "-byte snap length (at least " + 8 * (TraceEvent.HEADER_LENGTH + snapLength) +
-                " bytes)");
+            throw new IllegalArgumentException(ConfigKey.TRACE_RING_SIZE.key() + " = " + ringSize +
+                " is too small for events of a " + snapLength + "-byte snap length (at least " +
+                8 * (TraceEvent.HEADER_LENGTH + snapLength) + " bytes)");
         }
     }
 

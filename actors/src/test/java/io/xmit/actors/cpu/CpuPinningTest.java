@@ -30,7 +30,7 @@ class CpuPinningTest
         // A fresh system: CPU dispatchers are registered once per actor system, with the first pipeline's cores.
         final ActorTestKit kit = ActorTestKit.create();
         try (Pipeline ignored = Pipeline.start(kit.system(),
-            PipelineConfig.defaults().withName("pinning").withCpus(2).withCores(List.of(1, 0))))
+            PipelineConfig.builder().name("pinning").cpus(2).cores(List.of(1, 0)).build()))
         {
             for (int cpu = 0; cpu < 2; cpu++)
             {

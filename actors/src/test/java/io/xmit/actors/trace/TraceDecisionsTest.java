@@ -53,10 +53,11 @@ class TraceDecisionsTest
     {
         Tshark.assumeInstalled();
         final Path file = dir.resolve("decisions.pcapng");
-        final PipelineConfig config = PipelineConfig.defaults().withName("trace-decisions").withCpus(2)
-            .withRingTerms(1 << 20, 1 << 18).withDevice("loop:tx=2,rx=2,ring=1024").withXps(XpsPreset.NONE, List.of())
-            .withTrace(TraceConfig.OFF.withSelector(TraceSelector.parse("sample=1")).withFile(file.toString())
-                .withRingSize(8 << 20));
+        final PipelineConfig config = PipelineConfig.builder().name("trace-decisions").cpus(2)
+            .qdiscRingTerm(1 << 20).socketRingTerm(1 << 18).device("loop:tx=2,rx=2,ring=1024").xpsPreset(XpsPreset.NONE)
+            .trace(TraceConfig.OFF.withSelector(TraceSelector.parse("sample=1")).withFile(file.toString())
+                .withRingSize(8 << 20))
+            .build();
         final Map<String, Long> counters;
         try (Pipeline pipeline = Pipeline.start(KIT.system(), config))
         {

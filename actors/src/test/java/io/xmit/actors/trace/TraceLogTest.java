@@ -42,8 +42,8 @@ class TraceLogTest
         lines.start();
         logger.addAppender(lines);
         logger.setLevel(Level.INFO);
-        try (Pipeline pipeline = Pipeline.start(KIT.system(), PipelineConfig.defaults().withName("trace-log")
-            .withCpus(2).withRingTerms(1 << 20, 1 << 16)))
+        try (Pipeline pipeline = Pipeline.start(KIT.system(), PipelineConfig.builder().name("trace-log")
+            .cpus(2).qdiscRingTerm(1 << 20).socketRingTerm(1 << 16).build()))
         {
             final AtomicInteger received = new AtomicInteger();
             pipeline.openUdp(SocketOptions.udp4(9000).onPort(1).handler((s, d) -> received.incrementAndGet()));

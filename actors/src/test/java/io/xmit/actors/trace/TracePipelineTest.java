@@ -50,8 +50,8 @@ class TracePipelineTest
 
     private static PipelineConfig config(final String name, final TraceConfig trace)
     {
-        return PipelineConfig.defaults().withName(name).withCpus(2).withRingTerms(1 << 20, 1 << 16)
-            .withDevice("loop:tx=4,rx=4,ring=1024").withXps(XpsPreset.RXQS, List.of()).withTrace(trace);
+        return PipelineConfig.builder().name(name).cpus(2).qdiscRingTerm(1 << 20).socketRingTerm(1 << 16)
+            .device("loop:tx=4,rx=4,ring=1024").xpsPreset(XpsPreset.RXQS).trace(trace).build();
     }
 
     /** One packet of the file: interface, id, queue, direction and the comment's key=value words. */

@@ -91,12 +91,14 @@ final class RrRound
         Thread generator = null;
         try
         {
-            final Pipeline pipeline = Pipeline.start(system, PipelineConfig.defaults()
-                .withName(systemName)
-                .withDevice(DEVICE)
-                .withCpus(CPUS)
-                .withRingTerms(1 << 22, 1 << 16)
-                .withXps(preset, List.of()));
+            final Pipeline pipeline = Pipeline.start(system, PipelineConfig.builder()
+                .name(systemName)
+                .device(DEVICE)
+                .cpus(CPUS)
+                .qdiscRingTerm(1 << 22)
+                .socketRingTerm(1 << 16)
+                .xpsPreset(preset)
+                .build());
             try
             {
                 final List<UdpSocket> clients = openSockets(pipeline);

@@ -1,6 +1,5 @@
 package io.xmit.deploy.bench;
 
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -179,16 +178,21 @@ public final class XmitTxVariant implements TxVariant
         system = ActorSystem.create(Behaviors.empty(), systemName, BenchSystems.quietConfig());
         try
         {
-            pipeline = Pipeline.start(system, PipelineConfig.defaults()
-                .withName(systemName)
-                .withDevice(device)
-                .withCpus(CPUS)
-                .withQdisc(QUOTA, bulk, BAND_LIMIT, OverflowPolicy.BACKPRESSURE)
-                .withQdiscBypass(bypass)
-                .withSpinPolls(spinPolls)
-                .withRingTerms(QDISC_RING_TERM, SOCKET_RING_TERM)
-                .withXps(XpsPreset.CPUS, List.of())
-                .withTrace(trace));
+            pipeline = Pipeline.start(system, PipelineConfig.builder()
+                .name(systemName)
+                .device(device)
+                .cpus(CPUS)
+                .quota(QUOTA)
+                .bulkLimit(bulk)
+                .bandLimit(BAND_LIMIT)
+                .overflow(OverflowPolicy.BACKPRESSURE)
+                .qdiscBypass(bypass)
+                .spinPolls(spinPolls)
+                .qdiscRingTerm(QDISC_RING_TERM)
+                .socketRingTerm(SOCKET_RING_TERM)
+                .xpsPreset(XpsPreset.CPUS)
+                .trace(trace)
+                .build());
             running = true;
             for (int cpu = 0; cpu < CPUS; cpu++)
             {

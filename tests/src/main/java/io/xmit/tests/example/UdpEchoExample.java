@@ -30,7 +30,7 @@ public final class UdpEchoExample
     public static void main(final String[] args) throws InterruptedException
     {
         final ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "app");
-        try (Pipeline pipeline = Pipeline.start(system, PipelineConfig.defaults().withName("echo").withCpus(2)))
+        try (Pipeline pipeline = Pipeline.start(system, PipelineConfig.builder().name("echo").cpus(2).build()))
         {
             // The server echoes on the CPU the request arrived on, from the handler: no copy, no allocation.
             final UnsafeBuffer out = new UnsafeBuffer(new byte[2048]);

@@ -1,6 +1,6 @@
 package io.xmit.actors.internal.host;
 
-import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.PortAddress;
 import io.xmit.actors.cpu.CpuThread;
 import io.xmit.actors.internal.socket.SocketTable;
 import io.xmit.actors.internal.stage.CrashSwitch;
@@ -73,7 +73,7 @@ public final class HostEngine implements NeighbourHandler, StageEngine
 
     private final PortContext port;
     private final HostPath path;
-    private final PipelineConfig.PortAddress address;
+    private final PortAddress address;
     private final PacketSubscription ring;
     private final PacketSubscription holdRing;
     private final SocketTable sockets;

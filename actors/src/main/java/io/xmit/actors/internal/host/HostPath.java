@@ -1,6 +1,6 @@
 package io.xmit.actors.internal.host;
 
-import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.PortAddress;
 import io.xmit.pipeline.flow.FlowKey;
 import io.xmit.pipeline.frame.EthernetFlyweight;
 import io.xmit.pipeline.frame.ParsedFrame;
@@ -33,7 +33,7 @@ public final class HostPath
 
     private static final long IPV4_MULTICAST_MAC = 0x0100_5E00_0000L;
 
-    private final PipelineConfig.PortAddress address;
+    private final PortAddress address;
     private final int subnetMask;
     private final PacketPublication ring;
     private final PacketPublication holdRing;
@@ -45,7 +45,7 @@ public final class HostPath
      * @param holdRing what senders hand over while their next hop resolves: apart, so that a flood of them cannot
      *                 crowd out the ARP reply that would resolve it.
      */
-    public HostPath(final PipelineConfig.PortAddress address, final PacketPublication ring, final PacketPublication holdRing,
+    public HostPath(final PortAddress address, final PacketPublication ring, final PacketPublication holdRing,
         final AtomicCounter ringFull)
     {
         this.address = address;
@@ -61,7 +61,7 @@ public final class HostPath
         return ring.position() + holdRing.position();
     }
 
-    PipelineConfig.PortAddress address()
+    PortAddress address()
     {
         return address;
     }

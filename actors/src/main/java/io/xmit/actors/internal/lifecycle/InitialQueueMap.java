@@ -1,6 +1,7 @@
 package io.xmit.actors.internal.lifecycle;
 
 import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.XpsEntry;
 import io.xmit.pipeline.xps.QueueMap;
 import io.xmit.pipeline.xps.XpsMask;
 
@@ -31,7 +32,7 @@ final class InitialQueueMap
                 }
             }
         }
-        for (final PipelineConfig.XpsEntry entry : config.xps())
+        for (final XpsEntry entry : config.xps())
         {
             if (entry.port() != port)
             {

@@ -7,6 +7,7 @@ import akka.actor.typed.DispatcherSelector;
 import akka.actor.typed.MailboxSelector;
 import akka.actor.typed.Props;
 import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.PortAddress;
 import io.xmit.actors.cpu.Cpus;
 import io.xmit.actors.cpu.PipelineMailbox;
 import io.xmit.actors.internal.host.HostActor;
@@ -196,14 +197,14 @@ public final class PipelineAssembly
     }
 
     /** A port's address and, when it has ARP or ICMP, its host path: the host ring and the hold ring. */
-    private record HostParts(PipelineConfig.PortAddress address, HostPath path, RingDoorbell doorbell,
+    private record HostParts(PortAddress address, HostPath path, RingDoorbell doorbell,
         ActorWake<HostActor.Command> wake)
     {
     }
 
     private HostParts hostParts(final int port, final NicDriver driver)
     {
-        final PipelineConfig.PortAddress address = portAddress(config.ports().get(port), driver, port);
+        final PortAddress address = portAddress(config.ports().get(port), driver, port);
         final ActorWake<HostActor.Command> wake = new ActorWake<>(HostActor.Poll.INSTANCE);
         final RingDoorbell doorbell = new RingDoorbell(wake);
         final HostPath path = address.hostBasics() ? new HostPath(address,
@@ -314,10 +315,10 @@ public final class PipelineAssembly
     }
 
     /** The configured address, with the interface's MAC where the port is to take it (afpacket's default). */
-    private static PipelineConfig.PortAddress portAddress(final PipelineConfig.PortAddress configured,
+    private static PortAddress portAddress(final PortAddress configured,
         final NicDriver driver, final int port)
     {
-        if (PipelineConfig.PortAddress.LINK_MAC != configured.mac())
+        if (PortAddress.LINK_MAC != configured.mac())
         {
             return configured;
         }

@@ -3,7 +3,9 @@ package io.xmit.actors.internal.lifecycle;
 import akka.actor.typed.ActorRef;
 import akka.actor.typed.javadsl.AskPattern;
 import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.PortAddress;
 import io.xmit.actors.SocketOptions;
+import io.xmit.actors.config.ConfigValues;
 import io.xmit.actors.internal.socket.SocketReceiver;
 import io.xmit.actors.internal.socket.UdpSocketImpl;
 import io.xmit.actors.internal.stage.ActorWake;
@@ -21,7 +23,6 @@ import io.xmit.transport.ring.RingsConfig;
 
 import org.agrona.concurrent.status.AtomicCounter;
 
-import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -190,7 +191,7 @@ public final class SocketLifecycle
 
     private static FlowKey localKey(final PortContext port, final SocketOptions options)
     {
-        final PipelineConfig.PortAddress address = port.address();
+        final PortAddress address = port.address();
         final FlowKey local = new FlowKey();
         final String text = options.address();
         final boolean own = null == text || "*".equals(text);
@@ -217,19 +218,12 @@ public final class SocketLifecycle
 
     private static byte[] literal(final String text, final int length)
     {
-        try
+        final byte[] bytes = ConfigValues.addressLiteral(text);
+        if (null == bytes || bytes.length != length)
         {
-            final byte[] bytes = InetAddress.ofLiteral(text).getAddress();
-            if (bytes.length == length)
-            {
-                return bytes;
-            }
+            throw new IllegalArgumentException("socket address '" + text + "' is not an IPv" + (length == 4 ? 4 : 6) +
+                " address literal (or '*' for any)");
         }
-        catch (final IllegalArgumentException ignored)
-        {
-            // Reported below.
-        }
-        throw new IllegalArgumentException("socket address '" + text + "' is not an IPv" + (length == 4 ? 4 : 6) +
-            " address literal (or '*' for any)");
+        return bytes;
     }
 }

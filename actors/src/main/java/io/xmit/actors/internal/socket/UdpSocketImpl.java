@@ -2,7 +2,7 @@ package io.xmit.actors.internal.socket;
 
 import io.xmit.actors.DatagramHandler;
 import io.xmit.actors.Endpoint;
-import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.PortAddress;
 import io.xmit.actors.ReceivedDatagram;
 import io.xmit.actors.SendResult;
 import io.xmit.actors.UdpSocket;
@@ -273,7 +273,7 @@ public final class UdpSocketImpl implements UdpSocket
         final int picked = TxQueueSelector.pickTx(
             portContext.queueMap(), queueState, CpuThread.currentCpu(), flowHash);
         final int txq = TxQueueSelector.queue(picked);
-        final PipelineConfig.PortAddress address = portContext.address();
+        final PortAddress address = portContext.address();
         final HostPath host = portContext.host();
         // With ARP, the next hop's MAC comes from the host actor's snapshot; until it is known the frame
         // goes to the host actor, which holds it while the next hop resolves, and sends it on TX queue txq.

@@ -1,6 +1,6 @@
 package io.xmit.actors.internal.xps;
 
-import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.PortAddress;
 import io.xmit.actors.internal.host.HostPath;
 import io.xmit.actors.internal.socket.SendGate;
 import io.xmit.pipeline.flow.FlowHasher;
@@ -14,7 +14,7 @@ import io.xmit.transport.ring.PacketPublication;
 public final class PortContext
 {
     private final int port;
-    private final PipelineConfig.PortAddress address;
+    private final PortAddress address;
     private final PacketPublication[] qdiscRings;
     private final FlowHasher hasher;
     private final int maxFrame;
@@ -25,7 +25,7 @@ public final class PortContext
     /** @param host the port's host path, or null for a port without host basics (no ARP or ICMP). */
     public PortContext(
         final int port,
-        final PipelineConfig.PortAddress address,
+        final PortAddress address,
         final PacketPublication[] qdiscRings,
         final FlowHasher hasher,
         final int maxFrame,
@@ -48,7 +48,7 @@ public final class PortContext
         return port;
     }
 
-    public PipelineConfig.PortAddress address()
+    public PortAddress address()
     {
         return address;
     }

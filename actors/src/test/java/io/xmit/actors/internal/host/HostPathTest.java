@@ -1,6 +1,7 @@
 package io.xmit.actors.internal.host;
 
 import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.PortAddress;
 import io.xmit.pipeline.frame.EthernetFlyweight;
 
 import com.typesafe.config.ConfigFactory;
@@ -21,7 +22,7 @@ class HostPathTest
 
     private static HostPath path(final int gateway, final boolean arp)
     {
-        return new HostPath(new PipelineConfig.PortAddress(0x0200_0000_0001L, OURS, 0, 1, 0x0200_0000_00AAL, 24,
+        return new HostPath(new PortAddress(0x0200_0000_0001L, OURS, 0, 1, 0x0200_0000_00AAL, 24,
             gateway, arp, true), null, null, null);
     }
 
@@ -89,16 +90,16 @@ class HostPathTest
     @Test
     void afpacketPortsTakeTheInterfaceMacWithArpAndIcmpOnAndTheKeysAreRead()
     {
-        final PipelineConfig afpacket = PipelineConfig.defaults().withDevice("afpacket:if=eth9,queues=2");
-        assertEquals(List.of(PipelineConfig.PortAddress.defaultForInterface()), afpacket.ports());
-        assertEquals(PipelineConfig.PortAddress.LINK_MAC, afpacket.ports().get(0).mac());
+        final PipelineConfig afpacket = PipelineConfig.builder().device("afpacket:if=eth9,queues=2").build();
+        assertEquals(List.of(PortAddress.defaultForInterface()), afpacket.ports());
+        assertEquals(PortAddress.LINK_MAC, afpacket.ports().get(0).mac());
         final PipelineConfig parsed = PipelineConfig.fromConfig(ConfigFactory.parseString("""
             xmit {
               device = "afpacket:if=eth9,queues=2"
               ports = [ { ipv4 = "10.77.0.1", prefix = 16, gateway = "10.77.0.254", arp = off, icmp = on } ]
             }
             """));
-        assertEquals(new PipelineConfig.PortAddress(PipelineConfig.PortAddress.LINK_MAC, OURS, 0xFD00_0000_0000_0000L,
+        assertEquals(new PortAddress(PortAddress.LINK_MAC, OURS, 0xFD00_0000_0000_0000L,
             1, 0xFFFF_FFFF_FFFFL, 16, GATEWAY, false, true), parsed.ports().get(0));
         assertEquals(false, PipelineConfig.defaults().ports().get(0).hostBasics(), "loop keeps its static peer MAC");
         assertEquals("xmit.ports[0].arp = \"maybe\" is not on or off", assertThrows(IllegalArgumentException.class,

@@ -3,6 +3,7 @@ package io.xmit.actors.internal.qdisc;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.OverflowPolicy;
 import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.PortAddress;
 import io.xmit.actors.internal.socket.SendGate;
 import io.xmit.actors.internal.socket.SocketTable;
 import io.xmit.actors.internal.socket.UdpSocketImpl;
@@ -100,7 +101,7 @@ final class QdiscEngineSupport implements AutoCloseable
             () -> {});
         txq = new TxQueueEngine(0, 0, driver, state, bql, inFlight, sockets, config.bulkLimit(), counters, () -> {},
             () -> {});
-        portContext = new PortContext(0, PipelineConfig.PortAddress.defaultFor(0, 2),
+        portContext = new PortContext(0, PortAddress.defaultFor(0, 2),
             new PacketPublication[]{publication}, FlowHasher.random(), driver.maxFrame(), QueueMap.create(1, 1, 1),
             new SendGate(), null);
         burst = new RxBurst(receiver.ringSize());
@@ -110,8 +111,10 @@ final class QdiscEngineSupport implements AutoCloseable
     static PipelineConfig config(final String device, final int quota, final int bulkLimit, final int bandLimit,
         final OverflowPolicy overflow)
     {
-        return PipelineConfig.defaults().withName("qdisc-engine").withDevice(device).withCpus(1)
-            .withQdisc(quota, bulkLimit, bandLimit, overflow).withRingTerms(1 << 16, 1 << 16);
+        return PipelineConfig.builder().name("qdisc-engine").device(device).cpus(1)
+            .quota(quota).bulkLimit(bulkLimit).bandLimit(bandLimit).overflow(overflow)
+            .qdiscRingTerm(1 << 16).socketRingTerm(1 << 16)
+            .build();
     }
 
     /**

@@ -1,7 +1,7 @@
 package io.xmit.actors.internal.socket;
 
 import io.xmit.actors.Endpoint;
-import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.PortAddress;
 import io.xmit.actors.cpu.CpuThread;
 import io.xmit.actors.internal.xps.PortContext;
 import io.xmit.pipeline.flow.FlowHasher;
@@ -283,7 +283,7 @@ public class SocketTableTest
 
     private static PortContext portContext(final int port)
     {
-        return new PortContext(port, PipelineConfig.PortAddress.defaultFor(port, 2), new PacketPublication[0], HASHER,
+        return new PortContext(port, PortAddress.defaultFor(port, 2), new PacketPublication[0], HASHER,
             2048, null, new SendGate(), null);
     }
 }
