@@ -13,6 +13,7 @@ import io.xmit.actors.internal.lifecycle.PipelineParts;
 import io.xmit.actors.internal.lifecycle.SocketLifecycle;
 import io.xmit.actors.internal.qdisc.QdiscActor;
 import io.xmit.actors.internal.xps.MappingActor;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.trace.TraceSelector;
 import io.xmit.actors.trace.Tracer;
@@ -167,15 +168,15 @@ public final class Pipeline implements AutoCloseable
     }
 
     /**
-     * The value of counter {@code type} for {@code scope} ({@code "port=0 txq=3"}, {@code "port=1 rxq=0"},
-     * {@code "port=0 socket=7"}), or -1 if there is no such counter.
+     * The value of counter {@code type} for {@code scope} ({@code CounterScope.txq(0, 3)},
+     * {@code CounterScope.rxq(1, 0)}, {@code CounterScope.socket(0, 7)}), or -1 if there is no such counter.
      */
-    public long counter(final CounterType type, final String scope)
+    public long counter(final CounterType type, final CounterScope scope)
     {
         return parts.counters().value(type, scope);
     }
 
-    /** The sum of counter {@code type} over all queues (or sockets) of {@code port}. */
+    /** The sum of counter {@code type} over all queues (or sockets) of {@code port}, and the port's own. */
     public long total(final CounterType type, final int port)
     {
         return parts.counters().total(type, port);

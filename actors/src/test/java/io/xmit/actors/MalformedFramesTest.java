@@ -2,6 +2,7 @@ package io.xmit.actors;
 
 import io.xmit.actors.internal.rxq.RxQueueEngine;
 import io.xmit.actors.internal.socket.SocketTable;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.pipeline.flow.FlowKey;
@@ -160,7 +161,7 @@ class MalformedFramesTest
         long sum = 0;
         for (int q = 0; q < 4; q++)
         {
-            sum += counters.value(type, "port=1 rxq=" + q);
+            sum += counters.value(type, CounterScope.rxq(1, q));
         }
         return sum;
     }

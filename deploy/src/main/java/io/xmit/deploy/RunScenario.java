@@ -8,6 +8,7 @@ import io.xmit.actors.Pipeline;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.StopReport;
 import io.xmit.actors.UdpSocket;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.deploy.bench.RequestPacer;
 import io.xmit.transport.nic.NicException;
@@ -366,7 +367,7 @@ final class RunScenario
                 queues.append("  ").append(RunSummary.portName(p)).append(" txq/s");
                 for (int q = 0; q < previous[p].length; q++)
                 {
-                    final long packets = pipeline.counter(CounterType.QDISC_PACKETS, "port=" + p + " txq=" + q);
+                    final long packets = pipeline.counter(CounterType.QDISC_PACKETS, CounterScope.txq(p, q));
                     queues.append(String.format(Locale.ROOT, " %5.1fk", (packets - previous[p][q]) / seconds / 1000));
                     previous[p][q] = packets;
                 }

@@ -1,6 +1,7 @@
 package io.xmit.deploy;
 
 import io.xmit.actors.Pipeline;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.transport.nic.QueueStats;
 
@@ -58,11 +59,11 @@ record RunSummary(
             rx[p] = new long[pipeline.driver(p).rxQueueCount()];
             for (int q = 0; q < tx[p].length; q++)
             {
-                tx[p][q] = pipeline.counter(CounterType.QDISC_PACKETS, "port=" + p + " txq=" + q);
+                tx[p][q] = pipeline.counter(CounterType.QDISC_PACKETS, CounterScope.txq(p, q));
             }
             for (int q = 0; q < rx[p].length; q++)
             {
-                rx[p][q] = pipeline.counter(CounterType.RX_DELIVERED, "port=" + p + " rxq=" + q);
+                rx[p][q] = pipeline.counter(CounterType.RX_DELIVERED, CounterScope.rxq(p, q));
             }
         }
         final Map<String, Long> drops = dropsByReason(pipeline);

@@ -1,5 +1,10 @@
 package io.xmit.deploy;
 
+import io.xmit.actors.stats.CounterScope;
+import io.xmit.actors.stats.CounterScope.Attachment;
+import io.xmit.actors.stats.CounterScope.Side;
+import io.xmit.actors.stats.CounterScope.Stage;
+import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.actors.stats.CountersView;
 
@@ -36,25 +41,48 @@ final class StatCommand
           --dir DIR        where counters files live (default /dev/shm; xmit.counters.directory)
         Rates are per second over the interval; --once shows totals since the pipeline started.""";
 
-    private static final Pattern QUEUE = Pattern.compile("([a-z_0-9]+) port=(\\d+) (txq|rxq)=(\\d+)");
     private static final Pattern FILE_NAME = Pattern.compile("xmit-(\\d+)-(.+)\\.counters");
 
-    /** TX queue columns: counter label, column heading; rates unless a gauge. */
-    private static final String[][] TX_COUNTERS = {
-        {"qdisc_packets", "packets"}, {"qdisc_bytes", "bytes"}, {"qdisc_bypassed", "bypassed"},
-        {"qdisc_bulks", "bulks"}, {"qdisc_requeues", "requeues"}, {"qdisc_drop_overflow", "drop_overflow"},
-        {"qdisc_drop_oversize", "drop_oversize"}, {"qdisc_drop_shutdown", "drop_shutdown"},
-        {"txq_drop_shutdown", "drop_shutdown_in_driver"}, {"txq_driver_errors", "driver_errors"},
-        {"txq_stops", "stops"}, {"txq_wakes", "wakes"}, {"txq_watchdog_resets", "watchdog_resets"},
-        {"txq_completed_packets", "completed"}};
-    private static final String[][] TX_GAUGES = {
-        {"qdisc_backlog_packets", "backlog"}, {"txq_bql_limit", "bql_limit"}, {"txq_inflight_bytes", "inflight_bytes"},
-        {"txq_stopped", "stopped"}};
-    private static final String[][] RX_COUNTERS = {
-        {"rx_packets", "packets"}, {"rx_bytes", "bytes"}, {"rx_delivered", "delivered"},
-        {"rx_drop_no_socket", "drop_no_socket"}, {"rx_drop_malformed", "drop_malformed"},
-        {"rx_drop_socket_ring_full", "drop_ring_full"}, {"rx_drop_unsupported", "drop_unsupported"},
-        {"rx_drop_failed", "drop_failed"}};
+    /** TX queue columns: counter kind, JSON field; rates unless a gauge. */
+    private static final Column[] TX_COUNTERS = {
+        new Column(CounterType.QDISC_PACKETS, "packets"),
+        new Column(CounterType.QDISC_BYTES, "bytes"),
+        new Column(CounterType.QDISC_BYPASSED, "bypassed"),
+        new Column(CounterType.QDISC_BULKS, "bulks"),
+        new Column(CounterType.QDISC_REQUEUES, "requeues"),
+        new Column(CounterType.QDISC_DROP_OVERFLOW, "drop_overflow"),
+        new Column(CounterType.QDISC_DROP_OVERSIZE, "drop_oversize"),
+        new Column(CounterType.QDISC_DROP_SHUTDOWN, "drop_shutdown"),
+        new Column(CounterType.TXQ_DROP_SHUTDOWN, "drop_shutdown_in_driver"),
+        new Column(CounterType.TXQ_DRIVER_ERRORS, "driver_errors"),
+        new Column(CounterType.TXQ_STOPS, "stops"),
+        new Column(CounterType.TXQ_WAKES, "wakes"),
+        new Column(CounterType.TXQ_WATCHDOG_RESETS, "watchdog_resets"),
+        new Column(CounterType.TXQ_COMPLETED_PACKETS, "completed")};
+    private static final Column[] TX_GAUGES = {
+        new Column(CounterType.QDISC_BACKLOG_PACKETS, "backlog"),
+        new Column(CounterType.TXQ_BQL_LIMIT, "bql_limit"),
+        new Column(CounterType.TXQ_INFLIGHT_BYTES, "inflight_bytes"),
+        new Column(CounterType.TXQ_STOPPED, "stopped")};
+    private static final Column[] RX_COUNTERS = {
+        new Column(CounterType.RX_PACKETS, "packets"),
+        new Column(CounterType.RX_BYTES, "bytes"),
+        new Column(CounterType.RX_DELIVERED, "delivered"),
+        new Column(CounterType.RX_DROP_NO_SOCKET, "drop_no_socket"),
+        new Column(CounterType.RX_DROP_MALFORMED, "drop_malformed"),
+        new Column(CounterType.RX_DROP_SOCKET_RING_FULL, "drop_ring_full"),
+        new Column(CounterType.RX_DROP_UNSUPPORTED, "drop_unsupported"),
+        new Column(CounterType.RX_DROP_FAILED, "drop_failed")};
+
+    /** One JSON field of a queue: the counter it shows and its name. */
+    private record Column(CounterType type, String field)
+    {
+    }
+
+    /** One counter of the file: its type id and its decoded key. */
+    private record Key(int typeId, CounterScope scope)
+    {
+    }
 
     private StatCommand()
     {
@@ -222,37 +250,36 @@ final class StatCommand
         throw new UsageException("--interval '" + text + "': must be a number of seconds in 0.1..3600");
     }
 
-    /** Every counter of the file at one moment, by label, and the queues they belong to. */
+    /** Every counter of the file at one moment, by type and scope, and the queues they belong to. */
     private static final class Snapshot
     {
         private final long nanos = System.nanoTime();
-        private final Map<String, Long> values = new HashMap<>();
+        private final Map<Key, Long> values = new HashMap<>();
         private final TreeMap<Integer, TreeSet<Integer>> txqs = new TreeMap<>();
         private final TreeMap<Integer, TreeSet<Integer>> rxqs = new TreeMap<>();
 
         static Snapshot read(final CountersView view)
         {
             final Snapshot snapshot = new Snapshot();
-            view.forEach((counterId, typeId, label, value) ->
+            view.forEach((counterId, typeId, scope, label, value) ->
             {
-                snapshot.values.put(label, value);
-                final Matcher matcher = QUEUE.matcher(label);
-                if (matcher.matches())
+                snapshot.values.put(new Key(typeId, scope), value);
+                final boolean queue = Attachment.TXQ == scope.attachment() || Attachment.RXQ == scope.attachment();
+                if (queue && Stage.NONE == scope.stage() && Side.NONE == scope.side())
                 {
-                    ("txq".equals(matcher.group(3)) ? snapshot.txqs : snapshot.rxqs)
-                        .computeIfAbsent(Integer.parseInt(matcher.group(2)), port -> new TreeSet<>())
-                        .add(Integer.parseInt(matcher.group(4)));
+                    (Attachment.TXQ == scope.attachment() ? snapshot.txqs : snapshot.rxqs)
+                        .computeIfAbsent(scope.port(), port -> new TreeSet<>())
+                        .add(scope.index());
                 }
             });
             return snapshot;
         }
 
         /** The value, per second since {@code before} if given; -1 if the pipeline has no such counter. */
-        double value(final String type, final int port, final String kind, final int queue, final Snapshot before,
-            final boolean gauge)
+        double value(final CounterType type, final CounterScope scope, final Snapshot before, final boolean gauge)
         {
-            final String label = type + " port=" + port + " " + kind + "=" + queue;
-            final Long now = values.get(label);
+            final Key key = new Key(type.typeId(), scope);
+            final Long now = values.get(key);
             if (null == now)
             {
                 return -1;
@@ -262,7 +289,7 @@ final class StatCommand
                 return now;
             }
             final double seconds = Math.max(1e-3, (nanos - before.nanos) / 1e9);
-            return (now - before.values.getOrDefault(label, 0L)) / seconds;
+            return (now - before.values.getOrDefault(key, 0L)) / seconds;
         }
 
         String table(final String name, final long pid, final Snapshot before)
@@ -278,20 +305,22 @@ final class StatCommand
                     "overflow", "oversize", "drv_err", "stops", "wakes", "wd_reset", "backlog"));
                 for (final int q : port.getValue())
                 {
-                    final double packets = value("qdisc_packets", p, "txq", q, before, false);
-                    final double bulks = value("qdisc_bulks", p, "txq", q, before, false);
-                    final double bypassed = value("qdisc_bypassed", p, "txq", q, before, false);
+                    final CounterScope txq = CounterScope.txq(p, q);
+                    final double packets = value(CounterType.QDISC_PACKETS, txq, before, false);
+                    final double bulks = value(CounterType.QDISC_BULKS, txq, before, false);
+                    final double bypassed = value(CounterType.QDISC_BYPASSED, txq, before, false);
                     text.append(String.format(Locale.ROOT, "        %-4d %12s %14s %6.0f%% %5.1f %9s %9s %9s %7s %7s" +
-                        " %8s %8s %9s%n", q, number(packets), number(value("qdisc_bytes", p, "txq", q, before, false)),
+                        " %8s %8s %9s%n", q, number(packets),
+                        number(value(CounterType.QDISC_BYTES, txq, before, false)),
                         packets > 0 ? 100 * bypassed / packets : 0, bulks > 0 ? packets / bulks : 0,
-                        number(value("qdisc_requeues", p, "txq", q, before, false)),
-                        number(value("qdisc_drop_overflow", p, "txq", q, before, false)),
-                        number(value("qdisc_drop_oversize", p, "txq", q, before, false)),
-                        number(value("txq_driver_errors", p, "txq", q, before, false)),
-                        number(value("txq_stops", p, "txq", q, before, false)),
-                        number(value("txq_wakes", p, "txq", q, before, false)),
-                        number(value("txq_watchdog_resets", p, "txq", q, before, false)),
-                        number(value("qdisc_backlog_packets", p, "txq", q, before, true))));
+                        number(value(CounterType.QDISC_REQUEUES, txq, before, false)),
+                        number(value(CounterType.QDISC_DROP_OVERFLOW, txq, before, false)),
+                        number(value(CounterType.QDISC_DROP_OVERSIZE, txq, before, false)),
+                        number(value(CounterType.TXQ_DRIVER_ERRORS, txq, before, false)),
+                        number(value(CounterType.TXQ_STOPS, txq, before, false)),
+                        number(value(CounterType.TXQ_WAKES, txq, before, false)),
+                        number(value(CounterType.TXQ_WATCHDOG_RESETS, txq, before, false)),
+                        number(value(CounterType.QDISC_BACKLOG_PACKETS, txq, before, true))));
                 }
             }
             for (final Map.Entry<Integer, TreeSet<Integer>> port : rxqs.entrySet())
@@ -302,14 +331,15 @@ final class StatCommand
                     "ring_full", "unsupported"));
                 for (final int q : port.getValue())
                 {
+                    final CounterScope rxq = CounterScope.rxq(p, q);
                     text.append(String.format(Locale.ROOT, "        %-4d %12s %14s %12s %10s %10s %10s %11s%n", q,
-                        number(value("rx_packets", p, "rxq", q, before, false)),
-                        number(value("rx_bytes", p, "rxq", q, before, false)),
-                        number(value("rx_delivered", p, "rxq", q, before, false)),
-                        number(value("rx_drop_no_socket", p, "rxq", q, before, false)),
-                        number(value("rx_drop_malformed", p, "rxq", q, before, false)),
-                        number(value("rx_drop_socket_ring_full", p, "rxq", q, before, false)),
-                        number(value("rx_drop_unsupported", p, "rxq", q, before, false))));
+                        number(value(CounterType.RX_PACKETS, rxq, before, false)),
+                        number(value(CounterType.RX_BYTES, rxq, before, false)),
+                        number(value(CounterType.RX_DELIVERED, rxq, before, false)),
+                        number(value(CounterType.RX_DROP_NO_SOCKET, rxq, before, false)),
+                        number(value(CounterType.RX_DROP_MALFORMED, rxq, before, false)),
+                        number(value(CounterType.RX_DROP_SOCKET_RING_FULL, rxq, before, false)),
+                        number(value(CounterType.RX_DROP_UNSUPPORTED, rxq, before, false))));
                 }
             }
             text.append("books: ").append(books()).append(System.lineSeparator());
@@ -322,26 +352,27 @@ final class StatCommand
          */
         String books()
         {
-            final long accepted = sum("socket_sent port=") + sum("socket_sent_retired port=");
-            final long taken = sum("qdisc_ring_taken port=");
-            final long completed = sum("txq_completed_packets port=");
-            final long backlog = sum("qdisc_backlog_packets port=");
-            final long stopInDriver = sum("txq_drop_shutdown port=");
-            final long inDriver = sum("qdisc_packets port=") - completed - stopInDriver;
-            final long dropped = sum("qdisc_drop_overflow port=") + sum("qdisc_drop_oversize port=") +
-                sum("qdisc_drop_shutdown port=") + stopInDriver;
+            final long accepted = sum(CounterType.SOCKET_SENT) + sum(CounterType.SOCKET_SENT_RETIRED);
+            final long taken = sum(CounterType.QDISC_RING_TAKEN);
+            final long completed = sum(CounterType.TXQ_COMPLETED_PACKETS);
+            final long backlog = sum(CounterType.QDISC_BACKLOG_PACKETS);
+            final long stopInDriver = sum(CounterType.TXQ_DROP_SHUTDOWN);
+            final long inDriver = sum(CounterType.QDISC_PACKETS) - completed - stopInDriver;
+            final long dropped = sum(CounterType.QDISC_DROP_OVERFLOW) + sum(CounterType.QDISC_DROP_OVERSIZE) +
+                sum(CounterType.QDISC_DROP_SHUTDOWN) + stopInDriver;
             final long rings = accepted - taken;
             return String.format(Locale.ROOT, "accepted %d = transmitted %d + in flight %d (rings %d, backlogs %d, " +
                 "driver %d) + dropped %d", accepted, completed, rings + backlog + inDriver, rings, backlog, inDriver,
                 dropped);
         }
 
-        private long sum(final String prefix)
+        /** Counter {@code type} over every queue, socket and port. */
+        private long sum(final CounterType type)
         {
             long total = 0;
-            for (final Map.Entry<String, Long> entry : values.entrySet())
+            for (final Map.Entry<Key, Long> entry : values.entrySet())
             {
-                if (entry.getKey().startsWith(prefix))
+                if (entry.getKey().typeId() == type.typeId())
                 {
                     total += entry.getValue();
                 }
@@ -360,20 +391,21 @@ final class StatCommand
                 json.object().field("port", p).field("name", RunSummary.portName(p)).array("txq");
                 for (final int q : txqs.getOrDefault(p, new TreeSet<>()))
                 {
+                    final CounterScope txq = CounterScope.txq(p, q);
                     json.object().field("queue", q);
-                    fields(json, TX_COUNTERS, p, "txq", q, before, false);
-                    fields(json, TX_GAUGES, p, "txq", q, before, true);
-                    final double packets = value("qdisc_packets", p, "txq", q, before, false);
-                    final double bulks = value("qdisc_bulks", p, "txq", q, before, false);
+                    fields(json, TX_COUNTERS, txq, before, false);
+                    fields(json, TX_GAUGES, txq, before, true);
+                    final double packets = value(CounterType.QDISC_PACKETS, txq, before, false);
+                    final double bulks = value(CounterType.QDISC_BULKS, txq, before, false);
                     json.field("bypass_share", packets > 0 ?
-                        value("qdisc_bypassed", p, "txq", q, before, false) / packets : 0)
+                        value(CounterType.QDISC_BYPASSED, txq, before, false) / packets : 0)
                         .field("mean_bulk", bulks > 0 ? packets / bulks : 0).endObject();
                 }
                 json.endArray().array("rxq");
                 for (final int q : rxqs.getOrDefault(p, new TreeSet<>()))
                 {
                     json.object().field("queue", q);
-                    fields(json, RX_COUNTERS, p, "rxq", q, before, false);
+                    fields(json, RX_COUNTERS, CounterScope.rxq(p, q), before, false);
                     json.endObject();
                 }
                 json.endArray().endObject();
@@ -382,21 +414,21 @@ final class StatCommand
         }
 
         /** The counters the pipeline has (one it lacks, such as a newer kind, is left out). */
-        private void fields(final Json json, final String[][] counters, final int port, final String kind,
-            final int queue, final Snapshot before, final boolean gauge)
+        private void fields(final Json json, final Column[] columns, final CounterScope queue, final Snapshot before,
+            final boolean gauge)
         {
-            for (final String[] counter : counters)
+            for (final Column column : columns)
             {
-                final double value = value(counter[0], port, kind, queue, before, gauge);
+                final double value = value(column.type(), queue, before, gauge);
                 if (value >= 0)
                 {
                     if (null == before || gauge)
                     {
-                        json.field(counter[1], (long)value);
+                        json.field(column.field(), (long)value);
                     }
                     else
                     {
-                        json.field(counter[1], value);
+                        json.field(column.field(), value);
                     }
                 }
             }

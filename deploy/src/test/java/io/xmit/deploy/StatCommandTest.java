@@ -8,6 +8,7 @@ import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsPreset;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 
@@ -193,7 +194,7 @@ class StatCommandTest
     {
         try (CountersFile file = CountersFile.create("damaged", other, 4))
         {
-            file.allocate(CounterType.RX_PACKETS, "port=0 rxq=0");
+            file.allocate(CounterType.RX_PACKETS, CounterScope.rxq(0, 0));
             try (FileChannel channel = FileChannel.open(file.path(), StandardOpenOption.WRITE))
             {
                 final ByteBuffer length = ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN)
@@ -205,6 +206,27 @@ class StatCommandTest
             assertEquals(Main.EXIT_FAILED, damaged.code(), damaged.err());
             assertEquals("xmit stat: counters file is damaged: counter 0 has a label of 2147483647 bytes (at most " +
                 CountersReader.MAX_LABEL_LENGTH + "): " + file.path(), damaged.err().strip());
+        }
+    }
+
+    /** A counter whose key decodes to no scope (here an unknown attachment) is damage too, named the same way. */
+    @Test
+    void aCounterWithAKeyOfNoScopeIsOneLineAndExitOne(@TempDir final Path other) throws Exception
+    {
+        try (CountersFile file = CountersFile.create("badkey", other, 4))
+        {
+            file.allocate(CounterType.RX_PACKETS, CounterScope.rxq(0, 0));
+            try (FileChannel channel = FileChannel.open(file.path(), StandardOpenOption.WRITE))
+            {
+                final ByteBuffer attachment = ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN)
+                    .putInt(0, 99);
+                channel.write(attachment, CountersFile.HEADER_LENGTH + CountersReader.metaDataOffset(0) +
+                    CountersReader.KEY_OFFSET + CounterScope.ATTACHMENT_OFFSET);
+            }
+            final RunCommandTest.Result damaged = xmit("stat", "badkey", "--once", "--dir", other.toString());
+            assertEquals(Main.EXIT_FAILED, damaged.code(), damaged.err());
+            assertEquals("xmit stat: counters file is damaged: counter 0 has a key that is no counter scope: " +
+                file.path(), damaged.err().strip());
         }
     }
 }

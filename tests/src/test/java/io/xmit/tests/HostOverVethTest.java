@@ -10,6 +10,7 @@ import io.xmit.actors.SocketOptions;
 import io.xmit.actors.Stage;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsPreset;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.transport.nic.NetNamespaces;
 
@@ -270,7 +271,7 @@ class HostOverVethTest
             final long[] transmitted = new long[QUEUES];
             for (int q = 0; q < QUEUES; q++)
             {
-                delivered[q] = pipeline.counter(CounterType.RX_DELIVERED, "port=0 rxq=" + q);
+                delivered[q] = pipeline.counter(CounterType.RX_DELIVERED, CounterScope.rxq(0, q));
                 transmitted[q] = socketTransmitted(q);
             }
             for (int k = 0; k < perFlow; k++)
@@ -296,7 +297,7 @@ class HostOverVethTest
             int queuesUsed = 0;
             for (int q = 0; q < QUEUES; q++)
             {
-                final long rx = pipeline.counter(CounterType.RX_DELIVERED, "port=0 rxq=" + q) - delivered[q];
+                final long rx = pipeline.counter(CounterType.RX_DELIVERED, CounterScope.rxq(0, q)) - delivered[q];
                 final long tx = socketTransmitted(q) - transmitted[q];
                 assertEquals(rx, tx, "replies on TX queue " + q + " = datagrams delivered from RX queue " + q + "; " +
                     pipeline.counters());
@@ -472,7 +473,8 @@ class HostOverVethTest
     {
         assumeNamespaces();
         final int frames = 3;
-        final long restarts = pipeline.counter(CounterType.STAGE_RESTARTS, "port=0 stage=host");
+        final CounterScope host = CounterScope.port(0).withStage(CounterScope.Stage.HOST);
+        final long restarts = pipeline.counter(CounterType.STAGE_RESTARTS, host);
         final long holdFailed = counter(CounterType.NEIGH_DROP_FAILED);
         final long frameFailed = counter(CounterType.HOST_DROP_FAILED);
         final List<DatagramChannel> receivers = NetNamespaces.inNamespace(peerNs, () -> udpSockets(PEER_IP_4, 42200, 1));
@@ -484,7 +486,7 @@ class HostOverVethTest
                 final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocate(16).putInt(0, 0).putInt(4, i));
                 assertTrue(client.send(payload, 0, 16) > 0, "send " + i);
             }
-            awaitAtLeast(restarts + 1, () -> pipeline.counter(CounterType.STAGE_RESTARTS, "port=0 stage=host"));
+            awaitAtLeast(restarts + 1, () -> pipeline.counter(CounterType.STAGE_RESTARTS, host));
             final long lost = counter(CounterType.NEIGH_DROP_FAILED) - holdFailed;
             assertEquals(1, lost + counter(CounterType.HOST_DROP_FAILED) - frameFailed, "one frame failed, once");
             assertEquals(frames - lost, receiveAll(receivers, (int)(frames - lost)));
@@ -507,13 +509,13 @@ class HostOverVethTest
 
     private static long counter(final CounterType type)
     {
-        return pipeline.counter(type, "port=0");
+        return pipeline.counter(type, CounterScope.port(0));
     }
 
     /** What sockets sent on TX queue {@code txq}: the queue's packets less the host's own frames. */
     private static long socketTransmitted(final int txq)
     {
-        final String scope = "port=0 txq=" + txq;
+        final CounterScope scope = CounterScope.txq(0, txq);
         return pipeline.counter(CounterType.QDISC_PACKETS, scope) - pipeline.counter(CounterType.HOST_TX, scope);
     }
 

@@ -9,6 +9,7 @@ import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsChange;
 import io.xmit.actors.XpsPreset;
 import io.xmit.actors.cpu.CpuThread;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.pipeline.flow.FlowKey;
 import io.xmit.pipeline.xps.QueueMap;
@@ -121,11 +122,11 @@ class QueueSelectionTest
             awaitExactly("port 0 completions", total, () -> pipeline.total(CounterType.TXQ_COMPLETED_PACKETS, 0));
             for (int q = 0; q < QUEUES; q++)
             {
-                final long requestsOnRxq = pipeline.counter(CounterType.RX_DELIVERED, "port=0 rxq=" + q);
+                final long requestsOnRxq = pipeline.counter(CounterType.RX_DELIVERED, CounterScope.rxq(0, q));
                 assertTrue(requestsOnRxq > 0, "RSS used rx queue " + q + ": " + pipeline.counters());
-                assertEquals(requestsOnRxq, pipeline.counter(CounterType.QDISC_PACKETS, "port=0 txq=" + q),
+                assertEquals(requestsOnRxq, pipeline.counter(CounterType.QDISC_PACKETS, CounterScope.txq(0, q)),
                     "replies on tx queue " + q);
-                assertEquals(requestsOnRxq, pipeline.counter(CounterType.TXQ_COMPLETED_PACKETS, "port=0 txq=" + q),
+                assertEquals(requestsOnRxq, pipeline.counter(CounterType.TXQ_COMPLETED_PACKETS, CounterScope.txq(0, q)),
                     "replies completed on tx queue " + q);
             }
             assertEquals(total, pipeline.total(CounterType.RX_DELIVERED, 0));
@@ -319,18 +320,18 @@ class QueueSelectionTest
                 assertEquals(first, socket.queueState().txQueue(), "in-flight packet " + i);
             }
             assertEquals(6, socket.inFlight());
-            assertEquals(0, pipeline.counter(CounterType.TXQ_COMPLETED_PACKETS, "port=0 txq=" + first));
+            assertEquals(0, pipeline.counter(CounterType.TXQ_COMPLETED_PACKETS, CounterScope.txq(0, first)));
             assertEquals(0, qdiscPackets(pipeline, 0, second));
 
             // Released, everything completes; with nothing in flight the next packet moves (ooo_okay, §1.5).
             pipeline.driver(0).fault(NicFault.TX_STALL, first, 0);
             await("the stalled packets to complete", () -> socket.inFlight() == 0, socket::toString);
             awaitExactly("completions on the first queue", 6,
-                () -> pipeline.counter(CounterType.TXQ_COMPLETED_PACKETS, "port=0 txq=" + first));
+                () -> pipeline.counter(CounterType.TXQ_COMPLETED_PACKETS, CounterScope.txq(0, first)));
             send(socket, new byte[] {'c'});
             assertEquals(second, socket.queueState().txQueue());
             awaitExactly("completions on the second queue", 1,
-                () -> pipeline.counter(CounterType.TXQ_COMPLETED_PACKETS, "port=0 txq=" + second));
+                () -> pipeline.counter(CounterType.TXQ_COMPLETED_PACKETS, CounterScope.txq(0, second)));
             awaitExactly("datagrams at the peer", 7, peerReceived::get);
             assertEquals(6, qdiscPackets(pipeline, 0, first));
             assertEquals(7, pipeline.total(CounterType.QDISC_PACKETS, 0));
@@ -421,7 +422,7 @@ class QueueSelectionTest
             awaitExactly("completions", total, () -> pipeline.total(CounterType.TXQ_COMPLETED_PACKETS, 0));
             for (int q = 0; q < QUEUES; q++)
             {
-                assertEquals(expected[q], pipeline.counter(CounterType.TXQ_COMPLETED_PACKETS, "port=0 txq=" + q),
+                assertEquals(expected[q], pipeline.counter(CounterType.TXQ_COMPLETED_PACKETS, CounterScope.txq(0, q)),
                     "completions on tx queue " + q);
             }
 
@@ -494,7 +495,7 @@ class QueueSelectionTest
 
     private static long qdiscPackets(final Pipeline pipeline, final int port, final int txq)
     {
-        return pipeline.counter(CounterType.QDISC_PACKETS, "port=" + port + " txq=" + txq);
+        return pipeline.counter(CounterType.QDISC_PACKETS, CounterScope.txq(port, txq));
     }
 
     /** The 5-tuple a connected IPv4 socket sends with: source = itself, destination = its peer. */

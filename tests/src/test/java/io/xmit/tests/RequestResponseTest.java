@@ -9,6 +9,7 @@ import io.xmit.actors.Pipeline;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsPreset;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -160,18 +161,18 @@ class RequestResponseTest
             awaitExactly("port 0 completions", total, () -> pipeline.total(CounterType.TXQ_COMPLETED_PACKETS, 0));
             assertEquals(total, pipeline.total(CounterType.SOCKET_SENT, 1), "client sends");
             assertEquals(total, pipeline.total(CounterType.SOCKET_SENT, 0), "server replies");
-            assertEquals(total, pipeline.counter(CounterType.SOCKET_SENT, "port=0 socket=" + server.id()));
+            assertEquals(total, pipeline.counter(CounterType.SOCKET_SENT, CounterScope.socket(0, server.id())));
             assertEquals(total, pipeline.total(CounterType.RX_DELIVERED, 0), "requests delivered");
             assertEquals(total, pipeline.total(CounterType.RX_DELIVERED, 1), "replies delivered");
             assertEquals(total, pipeline.total(CounterType.RX_PACKETS, 0));
             assertEquals(total, pipeline.total(CounterType.RX_PACKETS, 1));
-            assertEquals(total, pipeline.counter(CounterType.SOCKET_DELIVERED, "port=0 socket=" + server.id()));
+            assertEquals(total, pipeline.counter(CounterType.SOCKET_DELIVERED, CounterScope.socket(0, server.id())));
             for (final UdpSocket client : clients)
             {
                 assertEquals(REQUESTS_PER_CLIENT,
-                    pipeline.counter(CounterType.SOCKET_SENT, "port=1 socket=" + client.id()), client.toString());
+                    pipeline.counter(CounterType.SOCKET_SENT, CounterScope.socket(1, client.id())), client.toString());
                 assertEquals(REQUESTS_PER_CLIENT,
-                    pipeline.counter(CounterType.SOCKET_DELIVERED, "port=1 socket=" + client.id()),
+                    pipeline.counter(CounterType.SOCKET_DELIVERED, CounterScope.socket(1, client.id())),
                     client.toString());
             }
             for (int port = 0; port < 2; port++)
@@ -240,7 +241,7 @@ class RequestResponseTest
                 // One flow, one RSS hash, one RX queue.
                 assertEquals(rxQueue, datagram.rxQueue(), "datagram " + i);
             }
-            assertEquals(count, pipeline.counter(CounterType.RX_DELIVERED, "port=0 rxq=" + rxQueue));
+            assertEquals(count, pipeline.counter(CounterType.RX_DELIVERED, CounterScope.rxq(0, rxQueue)));
             assertEquals(count, pipeline.total(CounterType.RX_DELIVERED, 0));
 
             // The server has no handler thread: the test thread is its only sender.
@@ -256,7 +257,7 @@ class RequestResponseTest
             }
             assertEquals(1, replyRxQueues.stream().distinct().count(), "one flow, one RX queue: " + replyRxQueues);
             assertEquals(count, pipeline.total(CounterType.RX_DELIVERED, 1));
-            assertEquals(count, pipeline.counter(CounterType.SOCKET_SENT, "port=0 socket=" + server.id()));
+            assertEquals(count, pipeline.counter(CounterType.SOCKET_SENT, CounterScope.socket(0, server.id())));
             awaitExactly("port 0 qdisc packets", count, () -> pipeline.total(CounterType.QDISC_PACKETS, 0));
         }
     }
@@ -305,7 +306,7 @@ class RequestResponseTest
             assertEquals(5 + 3 + 4, pipeline.total(CounterType.RX_PACKETS, 0));
             assertEquals(List.of(Endpoint.of("10.0.0.2", 5000), Endpoint.of("10.0.0.2", 5000),
                 Endpoint.of("10.0.0.2", 5000)), List.copyOf(sources));
-            assertEquals(3, pipeline.counter(CounterType.SOCKET_DELIVERED, "port=0 socket=" + server.id()));
+            assertEquals(3, pipeline.counter(CounterType.SOCKET_DELIVERED, CounterScope.socket(0, server.id())));
         }
     }
 }

@@ -7,6 +7,7 @@ import io.xmit.actors.SendResult;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsPreset;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.transport.nic.NicFault;
 
@@ -51,8 +52,8 @@ class SendPathTest
             }
             assertEquals(4, socket.inFlight());
             assertEquals(SendResult.SEND_BUFFER_FULL, socket.send(payload, 0, 8));
-            assertEquals(1, pipeline.counter(CounterType.SOCKET_SEND_REFUSED, "port=0 socket=" + socket.id()));
-            assertEquals(4, pipeline.counter(CounterType.SOCKET_SENT, "port=0 socket=" + socket.id()));
+            assertEquals(1, pipeline.counter(CounterType.SOCKET_SEND_REFUSED, CounterScope.socket(0, socket.id())));
+            assertEquals(4, pipeline.counter(CounterType.SOCKET_SENT, CounterScope.socket(0, socket.id())));
 
             for (int q = 0; q < 4; q++)
             {
@@ -79,8 +80,9 @@ class SendPathTest
             assertTrue(unconnected.sendTo(Endpoint.of("10.0.0.2", 9), payload, 0, 2006) > 0);
             assertEquals("NOT_CONNECTED", SendResult.name(SendResult.NOT_CONNECTED));
             assertEquals("TOO_LONG", SendResult.name(SendResult.TOO_LONG));
-            assertEquals(4, pipeline.counter(CounterType.SOCKET_SEND_REFUSED, "port=0 socket=" + unconnected.id()));
-            assertEquals(1, pipeline.counter(CounterType.SOCKET_SENT, "port=0 socket=" + unconnected.id()));
+            final CounterScope scope = CounterScope.socket(0, unconnected.id());
+            assertEquals(4, pipeline.counter(CounterType.SOCKET_SEND_REFUSED, scope));
+            assertEquals(1, pipeline.counter(CounterType.SOCKET_SENT, scope));
             awaitExactly("the largest frame delivered", 1, () -> pipeline.total(CounterType.RX_PACKETS, 1));
             assertEquals(2048, pipeline.total(CounterType.RX_BYTES, 1));
         }
@@ -113,7 +115,7 @@ class SendPathTest
             assertTrue(socket.send(payload, 0, 8) > 0);
             awaitExactly("the good datagram sent after the bad ones", 1,
                 () -> pipeline.total(CounterType.TXQ_COMPLETED_PACKETS, 0));
-            assertEquals(1, pipeline.counter(CounterType.SOCKET_SENT, "port=0 socket=" + socket.id()));
+            assertEquals(1, pipeline.counter(CounterType.SOCKET_SENT, CounterScope.socket(0, socket.id())));
             assertTrue(pipeline.verify().atRest(), pipeline.accounting().line());
         }
     }

@@ -7,6 +7,7 @@ import io.xmit.actors.SendResult;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsPreset;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -56,10 +57,10 @@ class SocketLifecycleTest
                 sendTo(client, serverEndpoint, new byte[] {1, 2});
             }
             sendTo(client, serverEndpoint, new byte[] {3});
-            final String scope = "port=0 socket=" + server.id();
+            final CounterScope scope = CounterScope.socket(0, server.id());
             awaitExactly("datagrams delivered", 4, () -> pipeline.counter(CounterType.SOCKET_DELIVERED, scope));
             assertEquals(3, pipeline.counter(CounterType.SOCKET_HANDLER_FAILED, scope));
-            assertEquals(0, pipeline.counter(CounterType.STAGE_RESTARTS, scope + " stage=socket"));
+            assertEquals(0, pipeline.counter(CounterType.STAGE_RESTARTS, scope.withStage(CounterScope.Stage.SOCKET)));
         }
     }
 
@@ -93,7 +94,7 @@ class SocketLifecycleTest
             final UdpSocket again = pipeline.openUdp(SocketOptions.udp4(7).handler((socket, datagram) -> { }));
             sendTo(client, serverEndpoint, new byte[] {3});
             awaitExactly("delivered to the new socket", 1,
-                () -> pipeline.counter(CounterType.SOCKET_DELIVERED, "port=0 socket=" + again.id()));
+                () -> pipeline.counter(CounterType.SOCKET_DELIVERED, CounterScope.socket(0, again.id())));
         }
     }
 

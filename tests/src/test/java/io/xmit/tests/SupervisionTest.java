@@ -8,6 +8,7 @@ import io.xmit.actors.StopReport;
 import io.xmit.actors.XpsPreset;
 import io.xmit.actors.internal.stage.CrashSwitch;
 import io.xmit.actors.internal.stage.Supervision;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 
 import org.junit.jupiter.api.AfterAll;
@@ -31,6 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SupervisionTest
 {
     private static final ActorTestKit KIT = ActorTestKit.create();
+    /** TX and RX queues of each port of the wire. */
+    private static final int QUEUES = 4;
 
     @AfterAll
     static void shutdown()
@@ -42,7 +45,7 @@ class SupervisionTest
     private static PipelineConfig config(final String name)
     {
         return EndToEndSupport.loopConfig(name, 2, XpsPreset.NONE).toBuilder()
-            .device("loop:tx=4,rx=4,ring=8192,frame=2048,rate=200kpps")
+            .device("loop:tx=" + QUEUES + ",rx=" + QUEUES + ",ring=8192,frame=2048,rate=200kpps")
             .build();
     }
 
@@ -74,10 +77,13 @@ class SupervisionTest
             });
             traffic.assertAllArrivedOnceInOrder();
 
-            assertEquals(2, restarts(pipeline, "stage=qdisc"), "qdisc restarts");
-            assertEquals(2, restarts(pipeline, "stage=txq"), "TX queue restarts");
-            assertEquals(2, restarts(pipeline, "stage=rxq"), "RX queue restarts");
-            assertEquals(2, restarts(pipeline, "stage=socket"), "socket restarts");
+            assertEquals(2, restarts(pipeline, CounterScope.Stage.QDISC), "qdisc restarts");
+            assertEquals(2, restarts(pipeline, CounterScope.Stage.TXQ), "TX queue restarts");
+            assertEquals(2, restarts(pipeline, CounterScope.Stage.RXQ), "RX queue restarts");
+            assertEquals(2, pipeline.counter(CounterType.STAGE_RESTARTS,
+                CounterScope.socket(0, receiverId).withStage(CounterScope.Stage.SOCKET)), "socket restarts");
+            assertEquals(8, pipeline.total(CounterType.STAGE_RESTARTS, 0) +
+                pipeline.total(CounterType.STAGE_RESTARTS, 1), "no other actor restarted");
             assertEquals(0, pipeline.total(CounterType.RX_DROP_FAILED, 0), "a crash point is between frames");
         }
     }
@@ -105,7 +111,7 @@ class SupervisionTest
             final Throwable failure = pipeline.whenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
             assertInstanceOf(CrashSwitch.InjectedCrash.class, failure);
             assertTrue(failure.getMessage().startsWith("tx queue 1/"), failure.getMessage());
-            final long restarts = restarts(pipeline, "stage=txq");
+            final long restarts = restarts(pipeline, CounterScope.Stage.TXQ);
             assertTrue(restarts >= Supervision.MAX_RESTARTS, "restarts before giving up: " + restarts);
         }
         finally
@@ -121,14 +127,17 @@ class SupervisionTest
         private static final long serialVersionUID = 1L;
     }
 
-    private static long restarts(final Pipeline pipeline, final String stage)
+    /** Restarts of the qdisc, TX queue or RX queue actors of every queue of both ports. */
+    private static long restarts(final Pipeline pipeline, final CounterScope.Stage stage)
     {
         long sum = 0;
-        for (final var entry : pipeline.counters().entrySet())
+        for (int p = 0; p < pipeline.portCount(); p++)
         {
-            if (entry.getKey().startsWith(CounterType.STAGE_RESTARTS.label() + " ") && entry.getKey().endsWith(stage))
+            for (int q = 0; q < QUEUES; q++)
             {
-                sum += entry.getValue();
+                final CounterScope queue = CounterScope.Stage.RXQ == stage ? CounterScope.rxq(p, q) :
+                    CounterScope.txq(p, q);
+                sum += pipeline.counter(CounterType.STAGE_RESTARTS, queue.withStage(stage));
             }
         }
         return sum;

@@ -11,6 +11,7 @@ import io.xmit.actors.Stage;
 import io.xmit.actors.StopReport;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsChange;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.trace.TraceSelector;
 import io.xmit.actors.trace.Tracer;
@@ -77,7 +78,7 @@ class PublicApiTest
         pipeline.trace(TraceSelector.OFF);
         final Tracer tracer = pipeline.tracer();
         final Path counters = pipeline.countersPath();
-        final long sent = pipeline.counter(CounterType.SOCKET_SENT, "port=0 socket=" + socket.id());
+        final long sent = pipeline.counter(CounterType.SOCKET_SENT, CounterScope.socket(0, socket.id()));
         final long total = pipeline.total(CounterType.QDISC_PACKETS, 0);
         final Map<String, Long> all = pipeline.counters();
         final Accounting books = pipeline.accounting();

@@ -29,9 +29,9 @@ public final class BulkHistogram implements AutoCloseable
      * Allocates the seven bucket counters in {@code file}.
      *
      * @param file  where the counters live.
-     * @param scope the qdisc, e.g. {@code port=0 txq=3}.
+     * @param scope the qdisc, e.g. {@code CounterScope.txq(0, 3)}.
      */
-    public BulkHistogram(final CountersFile file, final String scope)
+    public BulkHistogram(final CountersFile file, final CounterScope scope)
     {
         this.file = file;
         try

@@ -45,6 +45,9 @@ import java.util.regex.Pattern;
  *   |  CountersManager values buffer        |  capacity * CountersReader.COUNTER_LENGTH
  *   +---------------------------------------+
  * </pre>
+ * Each counter's type id is its {@link CounterType} and its key is its {@link CounterScope}, which readers decode to
+ * find it; the label is for people.
+ * <p>
  * Allocation and freeing are control-plane operations and are serialised on this object. Each counter handed
  * out is then written by one thread with the single-writer release operations of {@link AtomicCounter}.
  */
@@ -52,7 +55,8 @@ public final class CountersFile implements AutoCloseable
 {
     /** "XMIT" read as a big-endian int, so a hex dump of the file starts with something recognisable. */
     public static final int MAGIC = 0x584D4954;
-    public static final int VERSION = 1;
+    /** 2 since each counter's key holds its {@link CounterScope}; version 1 files carried the scope in labels only. */
+    public static final int VERSION = 2;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 4;
@@ -164,32 +168,27 @@ public final class CountersFile implements AutoCloseable
     }
 
     /**
-     * Allocates a counter labelled {@code type.label() + " " + scope}, e.g. {@code qdisc_bypassed port=0 txq=3}.
-     * The returned counter is written by one thread; release it with {@link #free(AtomicCounter)}.
+     * Allocates a counter with {@code scope} written into its key and labelled {@code type.label() + " " +
+     * scope.label()}, e.g. {@code qdisc_bypassed port=0 txq=3}. The returned counter is written by one thread; release
+     * it with {@link #free(AtomicCounter)}.
      *
      * @param type  the kind, stored as the counter's type id.
-     * @param scope which queue, qdisc or socket the counter belongs to, e.g. {@code port=0 txq=3}.
+     * @param scope which queue, qdisc or socket the counter belongs to, stored as the counter's key.
      * @return the counter, starting at zero.
      * @throws IllegalStateException    if the file is full or closed.
-     * @throws IllegalArgumentException if the scope is empty or the label too long to store whole.
+     * @throws IllegalArgumentException if the type or scope is null.
      */
-    public synchronized AtomicCounter allocate(final CounterType type, final String scope)
+    public synchronized AtomicCounter allocate(final CounterType type, final CounterScope scope)
     {
         if (null == type)
         {
             throw new IllegalArgumentException("type must not be null");
         }
-        if (null == scope || scope.isEmpty())
+        if (null == scope)
         {
-            throw new IllegalArgumentException("scope must not be empty for " + type);
+            throw new IllegalArgumentException("scope must not be null for " + type);
         }
-        final String label = type.label() + " " + scope;
-        // Agrona would truncate a longer label, and a truncated label is one a reader cannot look up.
-        if (label.getBytes(StandardCharsets.UTF_8).length > CountersReader.MAX_LABEL_LENGTH)
-        {
-            throw new IllegalArgumentException("label longer than " + CountersReader.MAX_LABEL_LENGTH +
-                " bytes: '" + label + "'");
-        }
+        final String label = type.label() + " " + scope.label();
         if (closed)
         {
             throw new IllegalStateException("counters file is closed: " + path);
@@ -201,7 +200,7 @@ public final class CountersFile implements AutoCloseable
                 "larger capacity (CountersFile.create(name, directory, capacity)): " + path);
         }
 
-        final AtomicCounter counter = countersManager.newCounter(label, type.typeId());
+        final AtomicCounter counter = countersManager.newCounter(label, type.typeId(), key -> scope.encode(key, 0));
         allocated.add(counter);
         return counter;
     }
@@ -211,7 +210,7 @@ public final class CountersFile implements AutoCloseable
      * rather than {@link AtomicCounter#close()}, which would free outside this file's lock. Freeing a counter
      * twice, or after {@link #close()}, does nothing.
      *
-     * @param counter a counter from {@link #allocate(CounterType, String)}.
+     * @param counter a counter from {@link #allocate(CounterType, CounterScope)}.
      */
     public synchronized void free(final AtomicCounter counter)
     {
@@ -237,17 +236,13 @@ public final class CountersFile implements AutoCloseable
         return countersManager;
     }
 
-    /**
-     * The value of this process's counter {@code type} for {@code scope} (the label's part after the type), or -1 if
-     * there is none.
-     */
-    public long value(final CounterType type, final String scope)
+    /** The value of this process's counter {@code type} for {@code scope}, or -1 if there is none. */
+    public long value(final CounterType type, final CounterScope scope)
     {
-        final String label = type.label() + " " + scope;
         final long[] value = {-1};
-        countersManager.forEach((counterId, typeId, keyBuffer, counterLabel) ->
+        countersManager.forEach((counterId, typeId, keyBuffer, label) ->
         {
-            if (typeId == type.typeId() && counterLabel.equals(label))
+            if (typeId == type.typeId() && scope.matches(keyBuffer, 0))
             {
                 value[0] = countersManager.getCounterValue(counterId);
             }
@@ -255,16 +250,23 @@ public final class CountersFile implements AutoCloseable
         return value[0];
     }
 
-    /** The sum of this process's counter {@code type} over all queues (or sockets) of {@code port}. */
+    /**
+     * The sum of this process's counter {@code type} over {@code port}: its queues', sockets', stages' and its own.
+     * A counter with a {@link CounterScope.Side} is left out: it counts another event under the same kind (a TX
+     * queue's reclaim errors beside its qdisc's send errors, each of which is a requeue).
+     */
     public long total(final CounterType type, final int port)
     {
-        final String prefix = type.label() + " port=" + port + " ";
         final long[] sum = {0};
         countersManager.forEach((counterId, typeId, keyBuffer, label) ->
         {
-            if (typeId == type.typeId() && label.startsWith(prefix) && !label.contains(" side="))
+            if (typeId == type.typeId())
             {
-                sum[0] += countersManager.getCounterValue(counterId);
+                final CounterScope scope = CounterScope.decode(keyBuffer, 0);
+                if (null != scope && scope.port() == port && CounterScope.Side.NONE == scope.side())
+                {
+                    sum[0] += countersManager.getCounterValue(counterId);
+                }
             }
         });
         return sum[0];

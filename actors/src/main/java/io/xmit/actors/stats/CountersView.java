@@ -19,15 +19,16 @@ import static io.xmit.actors.stats.CountersFile.HEADER_LENGTH;
 /**
  * A read-only mapping of a {@link CountersFile}, as a monitoring tool in another process holds it. The header
  * is checked against the file's size before any counter is read, so a truncated or foreign file is reported
- * rather than read past its end.
+ * rather than read past its end. Counters are found by their type id and key, decoded into a {@link CounterScope}; a
+ * key that decodes to no scope is reported as damage, as a label of impossible length is.
  */
 public final class CountersView implements AutoCloseable
 {
-    /** Receives one allocated counter; the label and value are read at the moment of the call. */
+    /** Receives one allocated counter; its key, label and value are read at the moment of the call. */
     @FunctionalInterface
     public interface CounterVisitor
     {
-        void accept(int counterId, int typeId, String label, long value);
+        void accept(int counterId, int typeId, CounterScope scope, String label, long value);
     }
 
     private final Path path;
@@ -157,6 +158,7 @@ public final class CountersView implements AutoCloseable
                 visitor.accept(
                     counterId,
                     reader.getCounterTypeId(counterId),
+                    scope(counterId),
                     label(counterId),
                     reader.getCounterValue(counterId));
             }
@@ -164,13 +166,14 @@ public final class CountersView implements AutoCloseable
     }
 
     /**
-     * The value of the first allocated counter with this exact label.
+     * The value of the first allocated counter of this type and scope, found by its type id and key.
      *
-     * @param label a full label, e.g. {@code qdisc_bypassed port=0 txq=3}.
-     * @return its value, or -1 if no allocated counter has that label. Pipeline counters never go negative, so
-     * -1 is not a value a present counter holds.
+     * @param type  the kind, e.g. {@link CounterType#QDISC_BYPASSED}.
+     * @param scope what it belongs to, e.g. {@code CounterScope.txq(0, 3)}.
+     * @return its value, or -1 if no allocated counter has that type and scope. Pipeline counters never go negative,
+     * so -1 is not a value a present counter holds.
      */
-    public long value(final String label)
+    public long value(final CounterType type, final CounterScope scope)
     {
         checkOpen();
         final int maxCounterId = reader.maxCounterId();
@@ -181,12 +184,34 @@ public final class CountersView implements AutoCloseable
             {
                 break;
             }
-            if (CountersReader.RECORD_ALLOCATED == state && label.equals(label(counterId)))
+            if (CountersReader.RECORD_ALLOCATED == state && type.typeId() == reader.getCounterTypeId(counterId) &&
+                scope.matches(reader.metaDataBuffer(), keyOffset(counterId)))
             {
                 return reader.getCounterValue(counterId);
             }
         }
         return -1;
+    }
+
+    /**
+     * A counter's scope, decoded from its key.
+     *
+     * @throws IllegalStateException naming the file if the key is not that of any scope.
+     */
+    private CounterScope scope(final int counterId)
+    {
+        final CounterScope scope = CounterScope.decode(reader.metaDataBuffer(), keyOffset(counterId));
+        if (null == scope)
+        {
+            throw new IllegalStateException("counters file is damaged: counter " + counterId +
+                " has a key that is no counter scope: " + path);
+        }
+        return scope;
+    }
+
+    private static int keyOffset(final int counterId)
+    {
+        return CountersReader.metaDataOffset(counterId) + CountersReader.KEY_OFFSET;
     }
 
     /**

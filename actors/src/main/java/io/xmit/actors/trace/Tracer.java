@@ -1,6 +1,7 @@
 package io.xmit.actors.trace;
 
 import io.xmit.actors.cpu.CpuThread;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.pipeline.frame.RingFrameHeader;
@@ -50,8 +51,8 @@ public final class Tracer implements AutoCloseable
         this.snapLength = config.snapLength();
         this.ring = new ManyToOneRingBuffer(new UnsafeBuffer(BufferUtil.allocateDirectAligned(
             config.ringSize() + RingBufferDescriptor.TRAILER_LENGTH, 64)));
-        this.events = counters.allocate(CounterType.TRACE_EVENTS, "trace");
-        this.dropped = counters.allocate(CounterType.TRACE_DROPPED, "trace");
+        this.events = counters.allocate(CounterType.TRACE_EVENTS, CounterScope.tracer());
+        this.dropped = counters.allocate(CounterType.TRACE_DROPPED, CounterScope.tracer());
         rxTraced = new AtomicCounter[rxQueues.length][];
         txTraced = new AtomicCounter[txQueues.length][];
         for (int p = 0; p < rxQueues.length; p++)
@@ -59,12 +60,12 @@ public final class Tracer implements AutoCloseable
             rxTraced[p] = new AtomicCounter[rxQueues[p]];
             for (int q = 0; q < rxQueues[p]; q++)
             {
-                rxTraced[p][q] = counters.allocate(CounterType.TRACE_PACKETS, "port=" + p + " rxq=" + q);
+                rxTraced[p][q] = counters.allocate(CounterType.TRACE_PACKETS, CounterScope.rxq(p, q));
             }
             txTraced[p] = new AtomicCounter[txQueues[p]];
             for (int q = 0; q < txQueues[p]; q++)
             {
-                txTraced[p][q] = counters.allocate(CounterType.TRACE_PACKETS, "port=" + p + " txq=" + q);
+                txTraced[p][q] = counters.allocate(CounterType.TRACE_PACKETS, CounterScope.txq(p, q));
             }
         }
         select(config.selector());

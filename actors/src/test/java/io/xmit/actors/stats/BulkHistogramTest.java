@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 class BulkHistogramTest
 {
-    private static final String SCOPE = "port=0 txq=3";
+    private static final CounterScope SCOPE = CounterScope.txq(0, 3);
 
     @TempDir
     Path directory;
@@ -94,12 +94,12 @@ class BulkHistogramTest
             first.close();
             first.close();
 
-            final BulkHistogram second = new BulkHistogram(exact, "port=1 txq=0");
+            final BulkHistogram second = new BulkHistogram(exact, CounterScope.txq(1, 0));
             second.record(5);
             try (CountersView exactView = CountersFile.open(exact.path()))
             {
-                assertEquals(-1, exactView.value("qdisc_bulk_4_7 " + SCOPE));
-                assertEquals(1, exactView.value("qdisc_bulk_4_7 port=1 txq=0"));
+                assertEquals(-1, exactView.value(CounterType.QDISC_BULK_4_7, SCOPE));
+                assertEquals(1, exactView.value(CounterType.QDISC_BULK_4_7, CounterScope.txq(1, 0)));
             }
         }
     }
@@ -113,7 +113,7 @@ class BulkHistogramTest
             try (CountersView smallView = CountersFile.open(small.path()))
             {
                 final int[] allocated = {0};
-                smallView.forEach((counterId, typeId, label, value) -> allocated[0]++);
+                smallView.forEach((counterId, typeId, scope, label, value) -> allocated[0]++);
                 assertEquals(0, allocated[0]);
             }
         }
@@ -121,6 +121,6 @@ class BulkHistogramTest
 
     private long bucket(final CounterType type)
     {
-        return view.value(type.label() + " " + SCOPE);
+        return view.value(type, SCOPE);
     }
 }

@@ -4,8 +4,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
 
+import io.xmit.actors.stats.CounterScope.Side;
+import io.xmit.actors.stats.CounterScope.Stage;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.Test;
@@ -33,18 +36,18 @@ class CountersFileTest
     {
         try (CountersFile file = CountersFile.create("pipe-1", directory, 16))
         {
-            final AtomicCounter bypassed = file.allocate(CounterType.QDISC_BYPASSED, "port=0 txq=3");
+            final AtomicCounter bypassed = file.allocate(CounterType.QDISC_BYPASSED, CounterScope.txq(0, 3));
             bypassed.setRelease(42);
             bypassed.incrementRelease();
 
             try (CountersView view = CountersFile.open(file.path()))
             {
-                assertEquals(43, view.value("qdisc_bypassed port=0 txq=3"));
+                assertEquals(43, view.value(CounterType.QDISC_BYPASSED, CounterScope.txq(0, 3)));
                 assertEquals(PID, view.pid());
                 assertTrue(view.ownerAlive());
 
                 bypassed.incrementRelease();
-                assertEquals(44, view.value("qdisc_bypassed port=0 txq=3"));
+                assertEquals(44, view.value(CounterType.QDISC_BYPASSED, CounterScope.txq(0, 3)));
             }
         }
     }
@@ -64,8 +67,8 @@ class CountersFileTest
     {
         try (CountersFile file = CountersFile.create("labels", directory, 16))
         {
-            final AtomicCounter drops = file.allocate(CounterType.RX_DROP_NO_SOCKET, "port=1 rxq=2");
-            final AtomicCounter stops = file.allocate(CounterType.TXQ_STOPS, "port=0 txq=7");
+            final AtomicCounter drops = file.allocate(CounterType.RX_DROP_NO_SOCKET, CounterScope.rxq(1, 2));
+            final AtomicCounter stops = file.allocate(CounterType.TXQ_STOPS, CounterScope.txq(0, 7));
 
             final CountersReader reader = file.reader();
             assertEquals("rx_drop_no_socket port=1 rxq=2", reader.getCounterLabel(drops.id()));
@@ -76,15 +79,81 @@ class CountersFileTest
     }
 
     @Test
+    void scopeWrittenAsTheKeyIsDecodedByAReaderOfAnotherMapping()
+    {
+        final List<CounterScope> scopes = List.of(CounterScope.tracer(), CounterScope.port(10), CounterScope.rxq(1, 2),
+            CounterScope.txq(10, 3), CounterScope.socket(1, 7), CounterScope.txq(1, 3).withStage(Stage.QDISC),
+            CounterScope.port(1).withStage(Stage.HOST), CounterScope.txq(1, 3).withSide(Side.RECLAIM));
+        try (CountersFile file = CountersFile.create("keys", directory, 16))
+        {
+            for (int i = 0; i < scopes.size(); i++)
+            {
+                file.allocate(CounterType.STAGE_RESTARTS, scopes.get(i)).setRelease(100 + i);
+            }
+            try (CountersView view = CountersFile.open(file.path()))
+            {
+                final List<CounterScope> decoded = new ArrayList<>();
+                final List<String> labels = new ArrayList<>();
+                view.forEach((counterId, typeId, scope, label, value) ->
+                {
+                    decoded.add(scope);
+                    labels.add(label);
+                    assertEquals(100 + counterId, value, label);
+                });
+                assertEquals(scopes, decoded);
+                assertEquals(scopes.stream().map(scope -> "stage_restarts " + scope.label()).toList(), labels);
+                for (int i = 0; i < scopes.size(); i++)
+                {
+                    assertEquals(100 + i, view.value(CounterType.STAGE_RESTARTS, scopes.get(i)));
+                    assertEquals(100 + i, file.value(CounterType.STAGE_RESTARTS, scopes.get(i)));
+                }
+                assertEquals(-1, view.value(CounterType.STAGE_RESTARTS, CounterScope.txq(1, 3)));
+                assertEquals(-1, view.value(CounterType.RX_PACKETS, CounterScope.rxq(1, 2)));
+            }
+        }
+    }
+
+    @Test
+    void totalOfAPortIsItsQueuesSocketsStagesAndOwnCountersNotAnotherPortsNorASides()
+    {
+        try (CountersFile file = CountersFile.create("totals", directory, 16))
+        {
+            file.allocate(CounterType.RX_PACKETS, CounterScope.rxq(1, 0)).setRelease(1);
+            file.allocate(CounterType.RX_PACKETS, CounterScope.rxq(1, 1)).setRelease(2);
+            file.allocate(CounterType.RX_PACKETS, CounterScope.rxq(10, 0)).setRelease(100);
+            file.allocate(CounterType.SOCKET_SENT, CounterScope.socket(1, 10)).setRelease(3);
+            file.allocate(CounterType.SOCKET_SENT, CounterScope.socket(10, 1)).setRelease(300);
+            file.allocate(CounterType.HOST_RX, CounterScope.port(1)).setRelease(4);
+            file.allocate(CounterType.HOST_RX, CounterScope.port(10)).setRelease(400);
+            file.allocate(CounterType.TXQ_DRIVER_ERRORS, CounterScope.txq(1, 0)).setRelease(5);
+            file.allocate(CounterType.TXQ_DRIVER_ERRORS, CounterScope.txq(1, 0).withSide(Side.RECLAIM)).setRelease(50);
+            file.allocate(CounterType.STAGE_RESTARTS, CounterScope.txq(1, 0).withStage(Stage.QDISC)).setRelease(6);
+            file.allocate(CounterType.STAGE_RESTARTS, CounterScope.port(1).withStage(Stage.HOST)).setRelease(7);
+            file.allocate(CounterType.STAGE_RESTARTS, CounterScope.port(10).withStage(Stage.HOST)).setRelease(700);
+
+            assertEquals(3, file.total(CounterType.RX_PACKETS, 1));
+            assertEquals(100, file.total(CounterType.RX_PACKETS, 10));
+            assertEquals(3, file.total(CounterType.SOCKET_SENT, 1));
+            assertEquals(300, file.total(CounterType.SOCKET_SENT, 10));
+            assertEquals(4, file.total(CounterType.HOST_RX, 1));
+            assertEquals(400, file.total(CounterType.HOST_RX, 10));
+            assertEquals(5, file.total(CounterType.TXQ_DRIVER_ERRORS, 1));
+            assertEquals(13, file.total(CounterType.STAGE_RESTARTS, 1));
+            assertEquals(700, file.total(CounterType.STAGE_RESTARTS, 10));
+            assertEquals(0, file.total(CounterType.RX_PACKETS, 0));
+        }
+    }
+
+    @Test
     void fullFileSaysItsCapacityAndHowToRaiseIt()
     {
         try (CountersFile file = CountersFile.create("full", directory, 2))
         {
-            file.allocate(CounterType.RX_PACKETS, "port=0 rxq=0");
-            file.allocate(CounterType.RX_BYTES, "port=0 rxq=0");
+            file.allocate(CounterType.RX_PACKETS, CounterScope.rxq(0, 0));
+            file.allocate(CounterType.RX_BYTES, CounterScope.rxq(0, 0));
 
             final IllegalStateException ex = assertThrows(
-                IllegalStateException.class, () -> file.allocate(CounterType.RX_POLLS, "port=0 rxq=0"));
+                IllegalStateException.class, () -> file.allocate(CounterType.RX_POLLS, CounterScope.rxq(0, 0)));
             assertTrue(ex.getMessage().contains("capacity of 2 counters"), ex.getMessage());
             assertTrue(ex.getMessage().contains("rx_polls port=0 rxq=0"), ex.getMessage());
             assertTrue(ex.getMessage().contains("larger capacity"), ex.getMessage());
@@ -96,15 +165,15 @@ class CountersFileTest
     {
         try (CountersFile file = CountersFile.create("reuse", directory, 1))
         {
-            final AtomicCounter first = file.allocate(CounterType.SOCKET_SENT, "socket=1");
+            final AtomicCounter first = file.allocate(CounterType.SOCKET_SENT, CounterScope.socket(0, 1));
             file.free(first);
             file.free(first);
 
-            final AtomicCounter second = file.allocate(CounterType.SOCKET_SENT, "socket=2");
+            final AtomicCounter second = file.allocate(CounterType.SOCKET_SENT, CounterScope.socket(0, 2));
             try (CountersView view = CountersFile.open(file.path()))
             {
-                assertEquals(-1, view.value("socket_sent socket=1"));
-                assertEquals(0, view.value("socket_sent socket=2"));
+                assertEquals(-1, view.value(CounterType.SOCKET_SENT, CounterScope.socket(0, 1)));
+                assertEquals(0, view.value(CounterType.SOCKET_SENT, CounterScope.socket(0, 2)));
             }
             assertEquals(first.id(), second.id());
         }
@@ -190,7 +259,7 @@ class CountersFileTest
     void closeDeletesTheFileAndIsIdempotent()
     {
         final CountersFile file = CountersFile.create("closing", directory, 4);
-        final AtomicCounter counter = file.allocate(CounterType.RX_PACKETS, "port=0 rxq=0");
+        final AtomicCounter counter = file.allocate(CounterType.RX_PACKETS, CounterScope.rxq(0, 0));
         counter.incrementRelease();
 
         file.close();
@@ -199,7 +268,7 @@ class CountersFileTest
         file.free(counter);
 
         final IllegalStateException ex = assertThrows(
-            IllegalStateException.class, () -> file.allocate(CounterType.RX_PACKETS, "port=0 rxq=1"));
+            IllegalStateException.class, () -> file.allocate(CounterType.RX_PACKETS, CounterScope.rxq(0, 1)));
         assertTrue(ex.getMessage().contains("closed"), ex.getMessage());
     }
 
@@ -248,14 +317,12 @@ class CountersFileTest
     }
 
     @Test
-    void rejectsEmptyScopeAndOverlongLabel()
+    void rejectsMissingTypeOrScope()
     {
         try (CountersFile file = CountersFile.create("scopes", directory, 4))
         {
-            assertThrows(IllegalArgumentException.class, () -> file.allocate(CounterType.RX_PACKETS, ""));
-            final IllegalArgumentException ex = assertThrows(
-                IllegalArgumentException.class, () -> file.allocate(CounterType.RX_PACKETS, "s".repeat(400)));
-            assertTrue(ex.getMessage().contains("380 bytes"), ex.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> file.allocate(CounterType.RX_PACKETS, null));
+            assertThrows(IllegalArgumentException.class, () -> file.allocate(null, CounterScope.rxq(0, 0)));
         }
     }
 }

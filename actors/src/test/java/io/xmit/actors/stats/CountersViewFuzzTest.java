@@ -30,7 +30,7 @@ class CountersViewFuzzTest
             for (final CounterType type : new CounterType[] {CounterType.RX_PACKETS, CounterType.QDISC_PACKETS,
                 CounterType.HOST_RX, CounterType.TRACE_EVENTS})
             {
-                file.allocate(type, "port=0 rxq=1").setRelease(type.typeId());
+                file.allocate(type, CounterScope.rxq(0, 1)).setRelease(type.typeId());
             }
             original = Files.readAllBytes(file.path());
         }
@@ -49,8 +49,8 @@ class CountersViewFuzzTest
             Files.write(damaged, bytes);
             try (CountersView view = CountersFile.open(damaged))
             {
-                view.forEach((counterId, typeId, label, value) -> { });
-                view.value("rx_packets port=0 rxq=1");
+                view.forEach((counterId, typeId, scope, label, value) -> { });
+                view.value(CounterType.RX_PACKETS, CounterScope.rxq(0, 1));
             }
             catch (final IllegalStateException ex)
             {

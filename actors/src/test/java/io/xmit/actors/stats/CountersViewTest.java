@@ -30,9 +30,9 @@ class CountersViewTest
     {
         try (CountersFile file = CountersFile.create("visit", directory, 8))
         {
-            final AtomicCounter packets = file.allocate(CounterType.RX_PACKETS, "port=0 rxq=0");
-            final AtomicCounter freed = file.allocate(CounterType.RX_BYTES, "port=0 rxq=0");
-            final AtomicCounter backlog = file.allocate(CounterType.QDISC_BACKLOG_PACKETS, "port=0 txq=1");
+            final AtomicCounter packets = file.allocate(CounterType.RX_PACKETS, CounterScope.rxq(0, 0));
+            final AtomicCounter freed = file.allocate(CounterType.RX_BYTES, CounterScope.rxq(0, 0));
+            final AtomicCounter backlog = file.allocate(CounterType.QDISC_BACKLOG_PACKETS, CounterScope.txq(0, 1));
             packets.setRelease(7);
             backlog.setRelease(3);
             file.free(freed);
@@ -40,13 +40,12 @@ class CountersViewTest
             try (CountersView view = CountersFile.open(file.path()))
             {
                 final List<String> seen = new ArrayList<>();
-                view.forEach((counterId, typeId, label, value) ->
-                    seen.add(counterId + "/" + typeId + "/" + label + "/" + value));
-                assertEquals(
-                    List.of("0/1000/rx_packets port=0 rxq=0/7", "2/1108/qdisc_backlog_packets port=0 txq=1/3"),
-                    seen);
-                assertEquals(-1, view.value("rx_bytes port=0 rxq=0"));
-                assertEquals(-1, view.value("rx_packets port=0"));
+                view.forEach((counterId, typeId, scope, label, value) ->
+                    seen.add(counterId + "/" + typeId + "/" + scope.label() + "/" + label + "/" + value));
+                assertEquals(List.of("0/1000/port=0 rxq=0/rx_packets port=0 rxq=0/7",
+                    "2/1108/port=0 txq=1/qdisc_backlog_packets port=0 txq=1/3"), seen);
+                assertEquals(-1, view.value(CounterType.RX_BYTES, CounterScope.rxq(0, 0)));
+                assertEquals(-1, view.value(CounterType.RX_PACKETS, CounterScope.port(0)));
             }
         }
     }
@@ -68,11 +67,11 @@ class CountersViewTest
     void viewOutlivesTheDeletedFileAndSeesItsCountersFreed()
     {
         final CountersFile file = CountersFile.create("gone", directory, 2);
-        file.allocate(CounterType.TXQ_WAKES, "port=0 txq=0").setRelease(5);
+        file.allocate(CounterType.TXQ_WAKES, CounterScope.txq(0, 0)).setRelease(5);
         try (CountersView view = CountersFile.open(file.path()))
         {
             file.close();
-            assertEquals(-1, view.value("txq_wakes port=0 txq=0"));
+            assertEquals(-1, view.value(CounterType.TXQ_WAKES, CounterScope.txq(0, 0)));
         }
     }
 
@@ -96,8 +95,8 @@ class CountersViewTest
             final CountersView view = CountersFile.open(file.path());
             view.close();
             view.close();
-            assertThrows(IllegalStateException.class, () -> view.value("rx_packets x"));
-            assertThrows(IllegalStateException.class, () -> view.forEach((id, type, label, value) -> {}));
+            assertThrows(IllegalStateException.class, () -> view.value(CounterType.RX_PACKETS, CounterScope.rxq(0, 0)));
+            assertThrows(IllegalStateException.class, () -> view.forEach((id, type, scope, label, value) -> {}));
         }
     }
 
@@ -134,8 +133,8 @@ class CountersViewTest
     void otherVersionIsReported() throws IOException
     {
         final Path copy = copyOfNewFile("version");
-        patchInt(copy, CountersFile.VERSION_OFFSET, 2);
-        assertOpenFails(copy, "version 2, this reader reads version 1");
+        patchInt(copy, CountersFile.VERSION_OFFSET, 1);
+        assertOpenFails(copy, "version 1, this reader reads version 2");
     }
 
     @Test
@@ -167,12 +166,12 @@ class CountersViewTest
         final Path copy = directory.resolve(name + ".copy");
         try (CountersFile file = CountersFile.create(name, directory, 2))
         {
-            file.allocate(CounterType.SOCKET_RECEIVED, "socket=9").setRelease(9);
+            file.allocate(CounterType.SOCKET_RECEIVED, CounterScope.socket(0, 9)).setRelease(9);
             Files.copy(file.path(), copy);
         }
         try (CountersView view = CountersFile.open(copy))
         {
-            assertEquals(9, view.value("socket_received socket=9"));
+            assertEquals(9, view.value(CounterType.SOCKET_RECEIVED, CounterScope.socket(0, 9)));
         }
         return copy;
     }

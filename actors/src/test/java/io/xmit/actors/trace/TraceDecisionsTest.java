@@ -7,6 +7,7 @@ import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsPreset;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.transport.nic.NicFault;
 
@@ -106,7 +107,7 @@ class TraceDecisionsTest
             seen.merge("packets " + f[0], 1L, Long::sum);
             if ("tx".equals(k.get("dir")))
             {
-                final String scope = "port=1 txq=" + k.get("txq");
+                final String scope = CounterScope.txq(1, Integer.parseInt(k.get("txq"))).label();
                 assertEquals("loopB-tx" + k.get("txq"), f[0]);
                 assertEquals("accept", k.get("driver"), line);
                 assertTrue(k.containsKey("complete_ns"), line);
@@ -120,13 +121,13 @@ class TraceDecisionsTest
         long requeues = 0;
         for (int q = 0; q < 2; q++)
         {
-            final String scope = "port=1 txq=" + q;
+            final String scope = CounterScope.txq(1, q).label();
             assertEquals(counters.get("qdisc_packets " + scope), seen.getOrDefault("packets loopB-tx" + q, 0L), scope);
             assertEquals(counters.get("qdisc_bypassed " + scope), seen.getOrDefault("qdisc_bypassed " + scope, 0L));
             assertEquals(counters.get("qdisc_enqueued " + scope), seen.getOrDefault("qdisc_enqueued " + scope, 0L));
             assertEquals(counters.get("qdisc_requeues " + scope), seen.getOrDefault("qdisc_requeues " + scope, 0L));
             requeues += counters.get("qdisc_requeues " + scope);
-            final String rx = "port=0 rxq=" + q;
+            final String rx = CounterScope.rxq(0, q).label();
             assertEquals(counters.get("rx_delivered " + rx), seen.getOrDefault("packets loopA-rx" + q, 0L), rx);
         }
         assertTrue(requeues > 0, "failed bursts were requeued: " + counters);

@@ -7,6 +7,7 @@ import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsPreset;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -178,7 +179,8 @@ class TracePipelineTest
                 for (final String dirName : List.of("rx", "tx"))
                 {
                     final String iface = "loop" + (char)('A' + p) + "-" + dirName + q;
-                    assertEquals(counters.get("trace_packets port=" + p + " " + dirName + "q=" + q),
+                    final CounterScope queue = "rx".equals(dirName) ? CounterScope.rxq(p, q) : CounterScope.txq(p, q);
+                    assertEquals(counters.get(CounterType.TRACE_PACKETS.label() + " " + queue.label()),
                         (long)perInterface.getOrDefault(iface, 0), iface);
                 }
             }
@@ -268,7 +270,8 @@ class TracePipelineTest
             exchange(pipeline, echo(pipeline, replies), replies, 200);
             pipeline.tracer().flush();
             assertTrue(pipeline.tracer().dropped() > 0, "a 4 KiB ring cannot hold the events of 1,600 requests");
-            assertEquals(pipeline.tracer().dropped(), pipeline.counter(CounterType.TRACE_DROPPED, "trace"));
+            assertEquals(pipeline.tracer().dropped(),
+                pipeline.counter(CounterType.TRACE_DROPPED, CounterScope.tracer()));
         }
         packets(file);
     }

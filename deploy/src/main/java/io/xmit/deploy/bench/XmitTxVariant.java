@@ -18,6 +18,7 @@ import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsPreset;
 import io.xmit.actors.cpu.Cpus;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.trace.TraceConfig;
 import io.xmit.actors.trace.TraceSelector;
@@ -268,8 +269,8 @@ public final class XmitTxVariant implements TxVariant
             "bypass %5.1f%%  bulk %5.1f  back-pressured sends/packet %.3f  stops %d  bql %d/%d",
             dPackets > 0 ? 100.0 * dBypassed / dPackets : 0.0, dBulks > 0 ? (double)dPackets / dBulks : 0.0,
             dPackets > 0 ? (double)dPressured / dPackets : 0.0, dStops,
-            pipeline.counter(CounterType.TXQ_BQL_LIMIT, "port=0 txq=0"),
-            pipeline.counter(CounterType.TXQ_BQL_LIMIT, "port=0 txq=1"));
+            pipeline.counter(CounterType.TXQ_BQL_LIMIT, CounterScope.txq(0, 0)),
+            pipeline.counter(CounterType.TXQ_BQL_LIMIT, CounterScope.txq(0, 1)));
         return result;
     }
 
@@ -294,24 +295,24 @@ public final class XmitTxVariant implements TxVariant
     /** TX completions of {@code queue}: its {@code txq_completed_packets}. */
     public long delivered(final int queue)
     {
-        return counter(CounterType.TXQ_COMPLETED_PACKETS, "port=0 txq=" + queue);
+        return counter(CounterType.TXQ_COMPLETED_PACKETS, CounterScope.txq(0, queue));
     }
 
     /** Packets the socket of CPU {@code cpu} accepted: its {@code socket_sent}. */
     public long sent(final int cpu)
     {
-        return counter(CounterType.SOCKET_SENT, "port=0 socket=" + sockets[cpu].id());
+        return counter(CounterType.SOCKET_SENT, CounterScope.socket(0, sockets[cpu].id()));
     }
 
     /**
      * A counter of the pipeline ({@link Pipeline#counter}): live while running, and after {@link #close()} as it
      * was once the senders had stopped, just before the pipeline closed; -1 if there is no such counter.
      */
-    public long counter(final CounterType type, final String scope)
+    public long counter(final CounterType type, final CounterScope scope)
     {
         if (closed)
         {
-            return closingCounters.getOrDefault(type.label() + " " + scope, -1L);
+            return closingCounters.getOrDefault(type.label() + " " + scope.label(), -1L);
         }
         return pipeline.counter(type, scope);
     }

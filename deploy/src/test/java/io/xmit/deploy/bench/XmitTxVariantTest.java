@@ -2,6 +2,7 @@ package io.xmit.deploy.bench;
 
 import java.util.concurrent.TimeUnit;
 
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.transport.nic.QueueStats;
 import io.xmit.actors.trace.TraceConfig;
@@ -46,7 +47,7 @@ class XmitTxVariantTest
         assertTrue(variant.isTerminated());
         for (int queue = 0; queue < XmitTxVariant.CPUS; queue++)
         {
-            final String scope = "port=0 txq=" + queue;
+            final CounterScope scope = CounterScope.txq(0, queue);
             final QueueStats stats = variant.driverStats(queue);
             assertEquals(PACKETS_PER_QUEUE, variant.sent(queue), "socket_sent of CPU " + queue + "'s socket");
             assertEquals(PACKETS_PER_QUEUE, stats.txPackets(), "driver-accepted on queue " + queue);

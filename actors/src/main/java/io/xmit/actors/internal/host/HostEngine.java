@@ -6,6 +6,7 @@ import io.xmit.actors.internal.socket.SocketTable;
 import io.xmit.actors.internal.stage.CrashSwitch;
 import io.xmit.actors.internal.stage.StageEngine;
 import io.xmit.actors.internal.xps.PortContext;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.pipeline.flow.FlowKey;
@@ -136,12 +137,12 @@ public final class HostEngine implements NeighbourHandler, StageEngine
         table = new NeighbourTable(new NeighbourConfig(defaults.capacity(), defaults.reachableNanos(),
             defaults.retransNanos(), defaults.maxProbes(), defaults.holdPerNeighbour(), out.capacity()), this);
         limiter = new IcmpRateLimiter();
-        final String scope = "port=" + port.port();
+        final CounterScope scope = CounterScope.port(port.port());
         received = counters.allocate(CounterType.HOST_RX, scope);
         transmitted = new AtomicCounter[txCount];
         for (int q = 0; q < txCount; q++)
         {
-            transmitted[q] = counters.allocate(CounterType.HOST_TX, scope + " txq=" + q);
+            transmitted[q] = counters.allocate(CounterType.HOST_TX, CounterScope.txq(port.port(), q));
         }
         txRingFull = counters.allocate(CounterType.HOST_TX_DROP_RING_FULL, scope);
         arpReplies = counters.allocate(CounterType.HOST_ARP_REPLIES, scope);

@@ -10,6 +10,7 @@ import io.xmit.actors.internal.host.HostEngine;
 import io.xmit.actors.internal.socket.SendGate;
 import io.xmit.actors.internal.socket.UdpSocketImpl;
 import io.xmit.actors.internal.stage.StageEngine;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.transport.nic.NicDriver;
 
@@ -219,7 +220,7 @@ public final class GracefulStop
             for (int q = 0; q < driver.rxQueueCount(); q++)
             {
                 if (driver.stats(q).rxPackets() !=
-                    parts.counters().value(CounterType.RX_PACKETS, "port=" + p + " rxq=" + q))
+                    parts.counters().value(CounterType.RX_PACKETS, CounterScope.rxq(p, q)))
                 {
                     return false;
                 }

@@ -25,6 +25,8 @@ import io.xmit.actors.internal.txq.TxQueueEngine;
 import io.xmit.actors.internal.txq.TxWatchdog;
 import io.xmit.actors.internal.xps.MappingActor;
 import io.xmit.actors.internal.xps.PortContext;
+import io.xmit.actors.stats.CounterScope;
+import io.xmit.actors.stats.CounterScope.Stage;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.actors.trace.Tracer;
@@ -156,7 +158,7 @@ public final class PipelineAssembly
             final HostParts host = hostParts(p, driver);
             ports[p] = new PortContext(p, host.address(), txRings.publications(), hasher, driver.maxFrame(),
                 InitialQueueMap.of(config, p, driver.txQueueCount(), driver.rxQueueCount()), gate, host.path());
-            retiredSent[p] = counters.allocate(CounterType.SOCKET_SENT_RETIRED, "port=" + p);
+            retiredSent[p] = counters.allocate(CounterType.SOCKET_SENT_RETIRED, CounterScope.port(p));
             mappings.add((ActorRef<MappingActor.Command>)spawn("mapping-" + p,
                 MappingActor.create(ports[p], driver.txQueueCount()), Props.empty()));
             qdiscs[p] = txQueues(p, driver, txRings);
@@ -165,7 +167,7 @@ public final class PipelineAssembly
                 hostActor(ports[p], host, driver.txQueueCount());
             }
             rxDoorbells[p] = rxQueues(p, driver, host.path());
-            interrupts[p] = counters.allocate(CounterType.RX_INTERRUPTS, "port=" + p);
+            interrupts[p] = counters.allocate(CounterType.RX_INTERRUPTS, CounterScope.port(p));
         }
         device.startInterrupts((port, queue) ->
         {
@@ -210,7 +212,7 @@ public final class PipelineAssembly
         final HostPath path = address.hostBasics() ? new HostPath(address,
             rings.addPublication(StreamIds.host(port), doorbell, config.socketRingTerm()),
             rings.addPublication(StreamIds.hostHold(port), doorbell, config.socketRingTerm()),
-            counters.allocate(CounterType.HOST_DROP_RING_FULL, "port=" + port)) : null;
+            counters.allocate(CounterType.HOST_DROP_RING_FULL, CounterScope.port(port))) : null;
         return new HostParts(address, path, doorbell, wake);
     }
 
@@ -242,12 +244,12 @@ public final class PipelineAssembly
             engines.qdiscs()[port][q] = qdisc;
             engines.txqs()[port][q] = txq;
             final Props on = cpus[q % cpus.length];
-            final String scope = "port=" + port + " txq=" + q;
+            final CounterScope scope = CounterScope.txq(port, q);
             qdiscs[q] = (ActorRef<QdiscActor.Command>)spawn("qdisc-" + port + "-" + q,
                 QdiscActor.create(qdisc, txq, dutyCycle(qdiscDoorbell, qdisc::poll), txRings.wakes()[q],
-                    counters.allocate(CounterType.STAGE_RESTARTS, scope + " stage=qdisc")), on);
+                    counters.allocate(CounterType.STAGE_RESTARTS, scope.withStage(Stage.QDISC))), on);
             spawn("txq-" + port + "-" + q, PollingActor.create(dutyCycle(txqDoorbell, txq::poll), txqWake,
-                txq::recover, counters.allocate(CounterType.STAGE_RESTARTS, scope + " stage=txq")), on);
+                txq::recover, counters.allocate(CounterType.STAGE_RESTARTS, scope.withStage(Stage.TXQ))), on);
         }
         spawn("watchdog-" + port, TxWatchdog.create(port, states, engines.txqs()[port], config.txWatchdogTimeout()),
             Props.empty());
@@ -262,7 +264,8 @@ public final class PipelineAssembly
             rings.addSubscription(StreamIds.hostHold(p), host.doorbell()), sockets, txCount, counters);
         engines.hosts()[p] = engine;
         spawn("host-" + p, HostActor.create(new RingDutyCycle(host.doorbell(), engine::poll, 0, 0), host.wake(),
-            engine::recover, counters.allocate(CounterType.STAGE_RESTARTS, "port=" + p + " stage=host")), cpus[0]);
+            engine::recover, counters.allocate(CounterType.STAGE_RESTARTS, CounterScope.port(p).withStage(Stage.HOST))),
+            cpus[0]);
     }
 
     /** Per RX queue its engine and actor; returns the doorbells the device's interrupts ring. */
@@ -280,7 +283,7 @@ public final class PipelineAssembly
             rx.trace(tracer.point(port, q));
             engines.rxqs()[port][q] = rx;
             spawn("rxq-" + port + "-" + q, PollingActor.create(dutyCycle(doorbells[q], rx::poll), wake, rx::recover,
-                counters.allocate(CounterType.STAGE_RESTARTS, "port=" + port + " rxq=" + q + " stage=rxq")),
+                counters.allocate(CounterType.STAGE_RESTARTS, CounterScope.rxq(port, q).withStage(Stage.RXQ))),
                 cpus[q % cpus.length]);
         }
         return doorbells;

@@ -12,6 +12,7 @@ import io.xmit.actors.internal.stage.ActorWake;
 import io.xmit.actors.internal.stage.PollingActor;
 import io.xmit.actors.internal.stage.StageEngine;
 import io.xmit.actors.internal.xps.PortContext;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.pipeline.flow.FlowKey;
@@ -87,12 +88,12 @@ public final class SocketLifecycle
             final PacketSubscription subscription = parts.rings().addSubscription(StreamIds.socket(id), doorbell);
             final PacketPublication publication = parts.rings().addPublication(StreamIds.socket(id), doorbell,
                 receiveTerm);
-            final String scope = "port=" + port.port() + " socket=" + id;
+            final CounterScope scope = CounterScope.socket(port.port(), id);
             final AtomicCounter[] socketCounters = {
                 counters.allocate(CounterType.SOCKET_SENT, scope),
                 counters.allocate(CounterType.SOCKET_SEND_BACKPRESSURED, scope),
                 counters.allocate(CounterType.SOCKET_SEND_REFUSED, scope),
-                counters.allocate(CounterType.STAGE_RESTARTS, scope + " stage=socket")};
+                counters.allocate(CounterType.STAGE_RESTARTS, scope.withStage(CounterScope.Stage.SOCKET))};
             final UdpSocketImpl[] holder = new UdpSocketImpl[1];
             final UdpSocketImpl socket = new UdpSocketImpl(id, cpu, port, local, "*".equals(options.address()),
                 options.reusePort(), options.priority(), options.sendBufferPackets(), publication, subscription,

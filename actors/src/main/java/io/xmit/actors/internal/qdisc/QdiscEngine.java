@@ -9,6 +9,7 @@ import io.xmit.actors.internal.stage.StageEngine;
 import io.xmit.actors.internal.txq.InFlightFifo;
 import io.xmit.actors.internal.txq.TxQueueEngine;
 import io.xmit.actors.stats.BulkHistogram;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.actors.trace.TracePoint;
@@ -131,7 +132,7 @@ public final class QdiscEngine implements StageEngine
         this.batch = new DescriptorBatch(config.bulkLimit());
         this.ringSize = driver.ringSize();
 
-        final String scope = "port=" + port + " txq=" + txq;
+        final CounterScope scope = CounterScope.txq(port, txq);
         packets = counters.allocate(CounterType.QDISC_PACKETS, scope);
         bytes = counters.allocate(CounterType.QDISC_BYTES, scope);
         bypassed = counters.allocate(CounterType.QDISC_BYPASSED, scope);

@@ -6,6 +6,7 @@ import io.xmit.actors.internal.socket.SocketTable;
 import io.xmit.actors.internal.socket.UdpSocketImpl;
 import io.xmit.actors.internal.stage.CrashSwitch;
 import io.xmit.actors.internal.stage.StageEngine;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.actors.trace.TracePoint;
@@ -83,7 +84,7 @@ public final class RxQueueEngine implements StageEngine
         this.sockets = sockets;
         this.doorbell = doorbell;
         this.burst = new RxBurst(burstSize);
-        final String scope = "port=" + port + " rxq=" + rxq;
+        final CounterScope scope = CounterScope.rxq(port, rxq);
         rxPackets = counters.allocate(CounterType.RX_PACKETS, scope);
         rxBytes = counters.allocate(CounterType.RX_BYTES, scope);
         delivered = counters.allocate(CounterType.RX_DELIVERED, scope);

@@ -7,6 +7,7 @@ import io.xmit.actors.Datagrams;
 import io.xmit.actors.ReceivedDatagram;
 import io.xmit.actors.internal.stage.CrashSwitch;
 import io.xmit.actors.internal.stage.StageEngine;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.pipeline.frame.FrameParser;
@@ -62,7 +63,7 @@ public final class SocketReceiver implements StageEngine
         this.target = target;
         this.pollLimit = pollLimit;
         this.counters = counters;
-        final String scope = "port=" + socket.port() + " socket=" + socket.id();
+        final CounterScope scope = CounterScope.socket(socket.port(), socket.id());
         received = counters.allocate(CounterType.SOCKET_RECEIVED, scope);
         deliveredCount = counters.allocate(CounterType.SOCKET_DELIVERED, scope);
         handlerFailed = counters.allocate(CounterType.SOCKET_HANDLER_FAILED, scope);

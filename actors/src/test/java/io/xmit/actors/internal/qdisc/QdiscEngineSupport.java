@@ -10,6 +10,7 @@ import io.xmit.actors.internal.socket.UdpSocketImpl;
 import io.xmit.actors.internal.txq.InFlightFifo;
 import io.xmit.actors.internal.txq.TxQueueEngine;
 import io.xmit.actors.internal.xps.PortContext;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.pipeline.flow.FlowHasher;
@@ -50,7 +51,7 @@ final class QdiscEngineSupport implements AutoCloseable
     static final int PAYLOAD_LENGTH = 58;
     /** The Ethernet frame length the qdisc, BQL and the driver see for one test datagram. */
     static final int FRAME_LENGTH = PAYLOAD_OFFSET + PAYLOAD_LENGTH;
-    static final String SCOPE = "port=0 txq=0";
+    static final CounterScope SCOPE = CounterScope.txq(0, 0);
 
     private static final AtomicInteger INSTANCES = new AtomicInteger();
     private static final int STREAM = 1000;
@@ -133,7 +134,7 @@ final class QdiscEngineSupport implements AutoCloseable
         final int id = ++nextSocketId;
         final FlowKey local = new FlowKey();
         local.setIpv4(FlowKey.PROTO_UDP, portContext.address().ipv4(), 0, 5000 + id, 0);
-        final String scope = "port=0 socket=" + id;
+        final CounterScope scope = CounterScope.socket(0, id);
         final AtomicCounter[] sendCounters = {
             counters.allocate(CounterType.SOCKET_SENT, scope),
             counters.allocate(CounterType.SOCKET_SEND_BACKPRESSURED, scope),
