@@ -65,34 +65,67 @@ class SocketLifecycleTest
     }
 
     @Test
-    void aClosedSocketRefusesSendsFreesItsAddressAndItsDatagramsCountAsNoSocket()
+    void aCloseFromAHandlerIsRefusedAndLeavesTheSocketOpen()
     {
-        try (Pipeline pipeline = Pipeline.start(KIT.system(), loopConfig("life-close", 2, XpsPreset.NONE)))
+        try (Pipeline pipeline = Pipeline.start(KIT.system(), loopConfig("life-close-cpu", 2, XpsPreset.NONE)))
         {
             final AtomicReference<Throwable> closeFromHandler = new AtomicReference<>();
             final UdpSocket server = pipeline.openUdp(SocketOptions.udp4(7).handler((socket, datagram) ->
                 closeFromHandler.compareAndSet(null, assertThrows(IllegalStateException.class, socket::close))));
             final UdpSocket client = pipeline.openUdp(SocketOptions.udp4(5000).onPort(1));
-            final Endpoint serverEndpoint = Endpoint.of("10.0.0.1", 7);
 
-            sendTo(client, serverEndpoint, new byte[] {1});
+            sendTo(client, Endpoint.of("10.0.0.1", 7), new byte[] {1});
+
             await("the handler's close attempt", () -> null != closeFromHandler.get(), closeFromHandler::get);
             assertTrue(closeFromHandler.get().getMessage().contains("cannot run on xmit CPU"),
                 closeFromHandler.get().getMessage());
             assertFalse(server.isClosed(), "a close refused on a CPU leaves the socket open");
+        }
+    }
+
+    @Test
+    void aClosedSocketRefusesSendsAndClosesOnce()
+    {
+        try (Pipeline pipeline = Pipeline.start(KIT.system(), loopConfig("life-close", 2, XpsPreset.NONE)))
+        {
+            final UdpSocket server = pipeline.openUdp(SocketOptions.udp4(7));
 
             server.close();
+
             assertTrue(server.isClosed());
             assertEquals(SendResult.CLOSED, server.sendTo(Endpoint.of("10.0.0.2", 5000), new UnsafeBuffer(new byte[1]),
                 0, 1));
             server.close();
+            assertTrue(server.isClosed());
+        }
+    }
 
-            sendTo(client, serverEndpoint, new byte[] {2});
+    @Test
+    void datagramsForAClosedSocketCountAsNoSocket()
+    {
+        try (Pipeline pipeline = Pipeline.start(KIT.system(), loopConfig("life-no-socket", 2, XpsPreset.NONE)))
+        {
+            final UdpSocket server = pipeline.openUdp(SocketOptions.udp4(7).handler((socket, datagram) -> { }));
+            final UdpSocket client = pipeline.openUdp(SocketOptions.udp4(5000).onPort(1));
+            server.close();
+
+            sendTo(client, Endpoint.of("10.0.0.1", 7), new byte[] {2});
+
             awaitExactly("no-socket drops", 1, () -> pipeline.total(CounterType.RX_DROP_NO_SOCKET, 0));
+        }
+    }
 
-            // The address is free again.
+    @Test
+    void aClosedSocketsAddressCanBeBoundAgain()
+    {
+        try (Pipeline pipeline = Pipeline.start(KIT.system(), loopConfig("life-rebind", 2, XpsPreset.NONE)))
+        {
+            pipeline.openUdp(SocketOptions.udp4(7).handler((socket, datagram) -> { })).close();
+            final UdpSocket client = pipeline.openUdp(SocketOptions.udp4(5000).onPort(1));
+
             final UdpSocket again = pipeline.openUdp(SocketOptions.udp4(7).handler((socket, datagram) -> { }));
-            sendTo(client, serverEndpoint, new byte[] {3});
+            sendTo(client, Endpoint.of("10.0.0.1", 7), new byte[] {3});
+
             awaitExactly("delivered to the new socket", 1,
                 () -> pipeline.counter(CounterType.SOCKET_DELIVERED, CounterScope.socket(0, again.id())));
         }
