@@ -70,7 +70,18 @@ public final class Pipeline implements AutoCloseable
      */
     public static Pipeline start(final ActorSystem<?> system, final PipelineConfig config)
     {
-        return new Pipeline(PipelineAssembly.assemble(system, config));
+        final PipelineParts parts = PipelineAssembly.assemble(system, config);
+        try
+        {
+            final Pipeline pipeline = new Pipeline(parts);
+            pipeline.stop.registerOnShutdown();
+            return pipeline;
+        }
+        catch (final RuntimeException ex)
+        {
+            PipelineAssembly.release(parts, ex);
+            throw ex;
+        }
     }
 
     public PipelineConfig config()
@@ -116,34 +127,42 @@ public final class Pipeline implements AutoCloseable
     /** Writes {@code xps_cpus} of TX queue {@code txq} on {@code port} (a hex mask, as sysfs takes it). */
     public XpsChange setXpsCpus(final int port, final int txq, final String mask)
     {
-        return askMapping(port, "setting xps_cpus", replyTo -> new MappingActor.SetXpsCpus(txq, mask, replyTo));
+        return askMapping(port, "setting xps_cpus", "setting xps_cpus",
+            replyTo -> new MappingActor.SetXpsCpus(txq, mask, replyTo));
     }
 
     /** Writes {@code xps_rxqs} of TX queue {@code txq} on {@code port}. */
     public XpsChange setXpsRxqs(final int port, final int txq, final String mask)
     {
-        return askMapping(port, "setting xps_rxqs", replyTo -> new MappingActor.SetXpsRxqs(txq, mask, replyTo));
+        return askMapping(port, "setting xps_rxqs", "setting xps_rxqs",
+            replyTo -> new MappingActor.SetXpsRxqs(txq, mask, replyTo));
     }
 
     /** Sets the real TX queue count of {@code port}, 1..the device's TX queues. */
     public XpsChange setTxQueueCount(final int port, final int count)
     {
-        return askMapping(port, "setting the TX queue count",
+        return askMapping(port, "setting the TX queue count", "setting the TX queue count",
             replyTo -> new MappingActor.SetTxQueueCount(count, replyTo));
     }
 
     /** Which TX queue a connected socket of {@code flow} on {@code port} would get now, and why. */
     public QueueExplanation explain(final int port, final FlowKey flow, final int cpu, final int rxQueue)
     {
-        return askMapping(port, "explaining a flow",
+        return askMapping(port, "explain", "explaining a flow",
             (ActorRef<QueueExplanation> replyTo) -> new MappingActor.Explain(flow, cpu, rxQueue, replyTo));
     }
 
     /** The packets in the backlog of the qdisc of TX queue {@code txq} on {@code port}, read on its own thread. */
     public int qdiscBacklog(final int port, final int txq)
     {
-        parts.port(port);
-        return ask("qdiscBacklog", parts.qdiscs()[port][txq], QdiscActor.GetBacklog::new);
+        ControlCalls.checkControlThread("qdiscBacklog");
+        open.checkOpen();
+        final ActorRef<QdiscActor.Command>[] qdiscs = parts.qdiscs()[parts.port(port).port()];
+        if (txq < 0 || txq >= qdiscs.length)
+        {
+            throw new IllegalArgumentException("TX queue " + txq + " is not in 0.." + (qdiscs.length - 1));
+        }
+        return ask("qdiscBacklog", "reading a qdisc backlog", qdiscs[txq], QdiscActor.GetBacklog::new);
     }
 
     /**
@@ -211,7 +230,8 @@ public final class Pipeline implements AutoCloseable
     /**
      * Fault injection, for tests of supervision: makes the actor of {@code stage} throw at its {@code point}-th crash
      * point from its next turn on (1 = the first). It restarts under supervision and must repeat nothing and lose
-     * nothing uncounted; where each stage's crash points are is in {@code FaultInjection}.
+     * nothing uncounted: the one frame whose handling threw is dropped under a reason ({@code rx_drop_failed},
+     * {@code host_drop_failed}, {@code neigh_drop_failed}), never retried.
      *
      * @param index the RX or TX queue, for {@link Stage#SOCKET} the socket's id, for {@link Stage#HOST} 0.
      * @throws IllegalArgumentException for a port, queue, socket or host that does not exist.
@@ -234,7 +254,8 @@ public final class Pipeline implements AutoCloseable
      * <li>the pipeline drains: every qdisc empties its ring and backlog into the driver, the driver completes, and
      * every frame received is delivered to its socket — until done or until {@code deadline};</li>
      * <li>the actors stop; what is still in a ring, a backlog or the driver is dropped, counted
-     * ({@code qdisc_drop_shutdown}, {@code txq_drop_shutdown}) and reported;</li>
+     * ({@code qdisc_drop_shutdown}, {@code txq_drop_shutdown}; datagrams a host held for ARP,
+     * {@code neigh_drop_shutdown}) and reported;</li>
      * <li>the device, the rings and the counters file are released.</li>
      * </ol>
      * Runs on JVM shutdown too (Akka's CoordinatedShutdown, phase {@code service-stop}), with the configured
@@ -255,16 +276,18 @@ public final class Pipeline implements AutoCloseable
         stop.stop(parts.config().stopDeadline());
     }
 
-    private <T> T askMapping(final int port, final String what,
+    private <T> T askMapping(final int port, final String call, final String what,
         final Function<ActorRef<T>, MappingActor.Command> command)
     {
         parts.port(port);
-        return ask(what, parts.mappings().get(port), command);
+        return ask(call, what, parts.mappings().get(port), command);
     }
 
-    private <T, C> T ask(final String what, final ActorRef<C> actor, final Function<ActorRef<T>, C> command)
+    /** Asks {@code actor} from a control thread ({@code call} names the method, {@code what} the wait). */
+    private <T, C> T ask(final String call, final String what, final ActorRef<C> actor,
+        final Function<ActorRef<T>, C> command)
     {
-        ControlCalls.checkControlThread(what);
+        ControlCalls.checkControlThread(call);
         open.checkOpen();
         return ControlCalls.await(AskPattern.ask(actor, command::apply, CONTROL_TIMEOUT,
             parts.system().scheduler()), what);

@@ -52,7 +52,8 @@ public final class Books
         if (parts.terminated().isDone())
         {
             // A failure stopped the actors: their engines stand still, and are read directly.
-            return new Accounting(accepted(), readDirectly());
+            final List<QueueBooks> books = readDirectly();
+            return new Accounting(accepted(), books);
         }
         // The books first, what the sockets accepted after them (Accounting's contract).
         final List<QueueBooks> books = ask(System.nanoTime() + ControlCalls.TIMEOUT.toNanos());

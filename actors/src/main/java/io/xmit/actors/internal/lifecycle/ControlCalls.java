@@ -46,7 +46,7 @@ public final class ControlCalls
     }
 
     /** Spawns {@code behavior} as a child of the pipeline's guardian and waits for it to exist. */
-    public static ActorRef<?> spawn(final ActorSystem<?> system, final ActorRef<PipelineGuardian.Command> guardian,
+    static ActorRef<?> spawn(final ActorSystem<?> system, final ActorRef<PipelineGuardian.Command> guardian,
         final String name, final Behavior<?> behavior, final Props props)
     {
         return await(AskPattern.ask(guardian,
@@ -55,7 +55,7 @@ public final class ControlCalls
     }
 
     /** Stops the guardian, and so every actor of the pipeline, and waits until they have stopped. */
-    public static void stopGuardian(
+    static void stopGuardian(
         final ActorRef<PipelineGuardian.Command> guardian, final CompletableFuture<Throwable> terminated)
     {
         guardian.tell(new PipelineGuardian.Stop());
@@ -65,7 +65,9 @@ public final class ControlCalls
         }
         catch (final InterruptedException ex)
         {
+            // Not known to have stopped: whoever called must not take over or release what the actors use.
             Thread.currentThread().interrupt();
+            throw new IllegalStateException("xmit: interrupted while waiting for the pipeline's actors to stop", ex);
         }
         catch (final ExecutionException | TimeoutException ex)
         {

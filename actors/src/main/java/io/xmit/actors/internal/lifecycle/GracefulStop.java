@@ -38,7 +38,7 @@ public final class GracefulStop
     private final OpenState open;
     private final Books books;
     private final SocketLifecycle sockets;
-    private Cancellable shutdownTask;
+    private volatile Cancellable shutdownTask;
 
     public GracefulStop(final PipelineParts parts, final OpenState open, final Books books,
         final SocketLifecycle sockets)
@@ -47,7 +47,11 @@ public final class GracefulStop
         this.open = open;
         this.books = books;
         this.sockets = sockets;
-        // Ctrl-C, or the application's own shutdown: the pipeline drains before the actor system goes.
+    }
+
+    /** Ctrl-C, or the application's own shutdown: from now on the pipeline drains before the actor system goes. */
+    public void registerOnShutdown()
+    {
         shutdownTask = CoordinatedShutdown.get(parts.system()).addCancellableTask(
             CoordinatedShutdown.PhaseServiceStop(), "xmit-stop-" + parts.config().name(), this::stopOnShutdown);
     }

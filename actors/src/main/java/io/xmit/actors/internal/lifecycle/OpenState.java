@@ -13,7 +13,7 @@ public final class OpenState
 {
     private final String name;
     private final CompletableFuture<StopReport> stopped = new CompletableFuture<>();
-    private boolean closed;
+    private volatile boolean closed;
 
     public OpenState(final String name)
     {
@@ -36,7 +36,7 @@ public final class OpenState
     /** Throws unless the pipeline is open; call with this object's lock held where what follows needs it open. */
     public void checkOpen()
     {
-        if (isClosed())
+        if (closed)
         {
             throw new IllegalStateException("pipeline '" + name + "' is closed");
         }
@@ -52,9 +52,13 @@ public final class OpenState
         stopped.completeExceptionally(failure);
     }
 
-    /** The stop's report if it has finished, else null. */
+    /** The stop's report if it has finished, else null; an {@link IllegalStateException} if the stop failed. */
     StopReport reportNow()
     {
+        if (stopped.isCompletedExceptionally())
+        {
+            return awaitReport();
+        }
         return stopped.getNow(null);
     }
 

@@ -25,8 +25,8 @@ import io.xmit.actors.internal.txq.TxQueueEngine;
 import io.xmit.actors.internal.txq.TxWatchdog;
 import io.xmit.actors.internal.xps.MappingActor;
 import io.xmit.actors.internal.xps.PortContext;
-import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterScope.Stage;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.actors.trace.Tracer;
@@ -94,12 +94,23 @@ public final class PipelineAssembly
         }
         catch (final RuntimeException ex)
         {
-            assembly.releaseMade(ex);
+            releaseAll(assembly.made, ex);
             throw ex;
         }
     }
 
-    private void releaseMade(final RuntimeException failure)
+    /**
+     * Releases a pipeline that was built but could not be started: its actors are stopped, then the tracer, rings,
+     * device and counters closed; what fails is added to {@code failure}.
+     */
+    public static void release(final PipelineParts parts, final RuntimeException failure)
+    {
+        releaseAll(List.of(parts.counters(), parts.device(), parts.rings(), parts.tracer(),
+            () -> ControlCalls.stopGuardian(parts.guardian(), parts.terminated())), failure);
+    }
+
+    /** Closes {@code made} last first, each even if another failed; what fails is added to {@code failure}. */
+    private static void releaseAll(final List<AutoCloseable> made, final RuntimeException failure)
     {
         for (int i = made.size() - 1; i >= 0; i--)
         {

@@ -121,9 +121,27 @@ public final class SocketLifecycle
             }
             final SocketReceiver receiver = new SocketReceiver(socket, options.handler(), options.target(),
                 config.rxBurst(), counters);
-            final ActorRef<?> actor = ControlCalls.spawn(parts.system(), parts.guardian(), "socket-" + id,
-                PollingActor.create(new RingDutyCycle(doorbell, receiver::poll, config.socketSpinPolls(),
-                    config.spinNanos()), wake, receiver::recover, socketCounters[3]), parts.cpus()[cpu]);
+            final ActorRef<?> actor;
+            try
+            {
+                actor = ControlCalls.spawn(parts.system(), parts.guardian(), "socket-" + id,
+                    PollingActor.create(new RingDutyCycle(doorbell, receiver::poll, config.socketSpinPolls(),
+                        config.spinNanos()), wake, receiver::recover, socketCounters[3]), parts.cpus()[cpu]);
+            }
+            catch (final RuntimeException ex)
+            {
+                // No actor reads the socket's ring: it must not keep its address, its ring or its counters.
+                socket.markClosed();
+                parts.sockets().remove(socket);
+                publication.close();
+                subscription.close();
+                receiver.close();
+                for (final AtomicCounter counter : socketCounters)
+                {
+                    counters.free(counter);
+                }
+                throw ex;
+            }
             resources.put(id, new SocketResources(actor, receiver, socketCounters));
             return socket;
         }
@@ -134,6 +152,11 @@ public final class SocketLifecycle
         ControlCalls.checkControlThread("closing a socket");
         synchronized (open)
         {
+            if (socket.isClosed())
+            {
+                // Another thread closed it first: what it sent has been moved once already.
+                return;
+            }
             socket.markClosed();
             if (open.isClosed())
             {

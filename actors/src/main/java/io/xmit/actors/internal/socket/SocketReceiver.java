@@ -4,7 +4,6 @@ import akka.actor.typed.ActorRef;
 import io.xmit.actors.Datagram;
 import io.xmit.actors.DatagramHandler;
 import io.xmit.actors.Datagrams;
-import io.xmit.actors.ReceivedDatagram;
 import io.xmit.actors.internal.stage.CrashSwitch;
 import io.xmit.actors.internal.stage.StageEngine;
 import io.xmit.actors.stats.CounterScope;

@@ -1,6 +1,5 @@
 package io.xmit.actors.internal.socket;
 
-import io.xmit.actors.DatagramHandler;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.PortAddress;
 import io.xmit.actors.ReceivedDatagram;
