@@ -1,11 +1,21 @@
 package io.xmit.actors.stats;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import io.xmit.actors.stats.CounterScope.Side;
 import io.xmit.actors.stats.CounterScope.Stage;
@@ -14,11 +24,12 @@ import org.agrona.concurrent.status.CountersReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class CountersFileTest
@@ -27,6 +38,11 @@ class CountersFileTest
 
     /** Above Linux's largest pid_max (2^22), so no process can have it. */
     private static final long DEAD_PID = 999_999_999L;
+
+    private static final int CAPABILITY_VERSION_3 = 0x20080522;
+    private static final int CAP_DAC_OVERRIDE = 1;
+    private static final int CAP_DAC_READ_SEARCH = 2;
+    private static final int CAP_FOWNER = 3;
 
     @TempDir
     Path directory;
@@ -225,21 +241,95 @@ class CountersFileTest
     }
 
     @Test
-    void rejectsUnwritableDirectoryNamingIt() throws IOException
+    void rejectsUnwritableDirectoryNamingIt() throws Exception
     {
         final Path readOnly = Files.createDirectory(directory.resolve("read-only"));
         Files.setPosixFilePermissions(readOnly, PosixFilePermissions.fromString("r-x------"));
         try
         {
-            // root may write anywhere, so the check can only be seen as an ordinary user.
-            assumeFalse(Files.isWritable(readOnly), "running as a user who can write to a r-x directory");
-            final IllegalArgumentException ex = assertThrows(
-                IllegalArgumentException.class, () -> CountersFile.create("pipe", readOnly, 1));
-            assertTrue(ex.getMessage().contains("not writable: " + readOnly), ex.getMessage());
+            // root may write anywhere through CAP_DAC_OVERRIDE, so the create runs on a thread without it (and
+            // without the other capabilities that bypass file permissions): the directory's r-x then holds for
+            // root too, and for an ordinary user, who has none of them, nothing changes.
+            final IllegalArgumentException ex = onThreadWithoutFileCapabilities(() -> assertThrows(
+                IllegalArgumentException.class, () -> CountersFile.create("pipe", readOnly, 1)));
+            assertEquals("counters directory is not writable: " + readOnly, ex.getMessage());
+            try (Stream<Path> left = Files.list(readOnly))
+            {
+                assertEquals(List.of(), left.toList(), "nothing created in the refused directory");
+            }
         }
         finally
         {
             Files.setPosixFilePermissions(readOnly, PosixFilePermissions.fromString("rwx------"));
+        }
+    }
+
+    /**
+     * Runs {@code work} on a new thread whose effective and permitted capability sets lack CAP_DAC_OVERRIDE,
+     * CAP_DAC_READ_SEARCH and CAP_FOWNER (capabilities are per thread in Linux, and access(2), which
+     * {@link Files#isWritable} uses, checks the permitted set for root): its result or its exception.
+     */
+    private static <T> T onThreadWithoutFileCapabilities(final Callable<T> work) throws Exception
+    {
+        final FutureTask<T> task = new FutureTask<>(() ->
+        {
+            try
+            {
+                dropFileCapabilities();
+            }
+            catch (final Exception | Error ex)
+            {
+                throw ex;
+            }
+            catch (final Throwable ex)
+            {
+                throw new IllegalStateException(ex);
+            }
+            return work.call();
+        });
+        Thread.ofPlatform().name("no-dac-override").start(task);
+        try
+        {
+            return task.get(30, TimeUnit.SECONDS);
+        }
+        catch (final ExecutionException ex)
+        {
+            if (ex.getCause() instanceof Exception cause)
+            {
+                throw cause;
+            }
+            if (ex.getCause() instanceof Error cause)
+            {
+                throw cause;
+            }
+            throw ex;
+        }
+    }
+
+    private static void dropFileCapabilities() throws Throwable
+    {
+        final Linker linker = Linker.nativeLinker();
+        final FunctionDescriptor descriptor = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
+        final MethodHandle capget = linker.downcallHandle(linker.defaultLookup().findOrThrow("capget"), descriptor);
+        final MethodHandle capset = linker.downcallHandle(linker.defaultLookup().findOrThrow("capset"), descriptor);
+        try (Arena arena = Arena.ofConfined())
+        {
+            final MemorySegment header = arena.allocate(8, 4);
+            header.set(JAVA_INT, 0, CAPABILITY_VERSION_3);
+            header.set(JAVA_INT, 4, 0);
+            // Two {effective, permitted, inheritable} triples: capabilities 0..31, then 32..63.
+            final MemorySegment data = arena.allocate(24, 4);
+            if ((int)capget.invokeExact(header, data) != 0)
+            {
+                throw new IOException("capget failed");
+            }
+            final int fileCapabilities = (1 << CAP_DAC_OVERRIDE) | (1 << CAP_DAC_READ_SEARCH) | (1 << CAP_FOWNER);
+            data.set(JAVA_INT, 0, data.get(JAVA_INT, 0) & ~fileCapabilities);
+            data.set(JAVA_INT, 4, data.get(JAVA_INT, 4) & ~fileCapabilities);
+            if ((int)capset.invokeExact(header, data) != 0)
+            {
+                throw new IOException("capset failed");
+            }
         }
     }
 
