@@ -2,7 +2,10 @@
 # Builds the NIC driver shim together with its C test program under AddressSanitizer and
 # UndefinedBehaviorSanitizer into $1 and runs it, then builds it again under ThreadSanitizer and runs the
 # groups that start threads; fails on any test failure or sanitizer report (called by the Maven build in
-# the test phase). Where ThreadSanitizer is unavailable, says so and skips only that part.
+# the test phase). Where ThreadSanitizer is unavailable, says so and skips only that part, unless
+# XMIT_REQUIRE_TSAN=1, which makes that a failure. XMIT_REQUIRE_NETNS=1 (set by ./xmit test when run as root)
+# reaches the test program through the environment and makes its afpacket leg fail rather than skip without a
+# network namespace of its own.
 set -euo pipefail
 out="${1:?usage: run-sanitized.sh OUTPUT_DIR}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -22,9 +25,15 @@ build() {
 # ThreadSanitizer needs its runtime library and a kernel whose memory layout it accepts: a program that
 # does nothing, built and run with it, tells.
 tsan=0
-if printf 'int main(void) { return 0; }\n' | "$cc" -x c -fsanitize=thread -o "$out/tsan_probe" - >/dev/null 2>&1 \
-        && "$out/tsan_probe" >/dev/null 2>&1; then
+if printf 'int main(void) { return 0; }\n' | "$cc" -x c -fsanitize=thread -o "$out/tsan_probe" - \
+        >"$out/tsan_probe.log" 2>&1 && "$out/tsan_probe" >>"$out/tsan_probe.log" 2>&1; then
     tsan=1
+fi
+if [ "$tsan" -eq 0 ] && [ "${XMIT_REQUIRE_TSAN:-}" = 1 ]; then
+    echo "xmit: ThreadSanitizer is not available with $cc here (no runtime, or the kernel's memory layout:" \
+        "its output is in $out/tsan_probe.log), and XMIT_REQUIRE_TSAN=1 requires the C tests'" \
+        "ThreadSanitizer leg to run" >&2
+    exit 1
 fi
 
 # The two builds run side by side.
@@ -61,7 +70,7 @@ fi
 
 if [ "$tsan" -eq 0 ]; then
     echo "xmit: ThreadSanitizer is not available with $cc here (no runtime, or the kernel's memory layout);" \
-        "the NIC shim's C tests ran under ASan/UBSan only"
+        "the NIC shim's C tests ran under ASan/UBSan only (XMIT_REQUIRE_TSAN=1 makes this a failure)"
     exit 0
 fi
 # The groups that start threads; the others are single-threaded and add nothing here.

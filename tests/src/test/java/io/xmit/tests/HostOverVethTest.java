@@ -39,7 +39,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * An xmit UDP echo pipeline on one end of a veth pair with 4 TX and 4 RX queues (afpacket), the kernel's
@@ -142,7 +141,7 @@ class HostOverVethTest
     {
         assumeNamespaces();
         final String noPing = NetNamespaces.missing("ping", "iputils-ping");
-        assumeTrue(null == noPing, noPing);
+        NetNamespaces.assumeAvailable(noPing);
         final long before = counter(CounterType.HOST_ICMP_ECHO_REPLIES);
         // ip netns exec … ping exits 0 only if replies came back.
         NetNamespaces.run("ip", "netns", "exec", peerNs, "ping", "-c", "3", "-i", "0.2", "-W", "2", XMIT_IP);
@@ -504,7 +503,7 @@ class HostOverVethTest
 
     private static void assumeNamespaces()
     {
-        assumeTrue(null == unavailable, unavailable);
+        NetNamespaces.assumeAvailable(unavailable);
     }
 
     private static long counter(final CounterType type)

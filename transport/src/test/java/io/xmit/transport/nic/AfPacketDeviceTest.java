@@ -30,7 +30,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The afpacket backend on a veth pair with 4 TX and 4 RX queues whose two ends live in two network namespaces
@@ -379,7 +378,7 @@ class AfPacketDeviceTest
 
     private static void assumeNamespaces()
     {
-        assumeTrue(unavailable == null, unavailable);
+        NetNamespaces.assumeAvailable(unavailable);
     }
 
     private static NicDevice openDevice() throws Exception

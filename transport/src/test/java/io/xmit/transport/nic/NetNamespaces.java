@@ -18,6 +18,8 @@ import java.util.stream.Stream;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Network namespaces for tests that need real interfaces: created and removed with {@code ip netns}, entered by
@@ -48,6 +50,37 @@ public final class NetNamespaces
     private static MethodHandle libc(final String name, final FunctionDescriptor descriptor)
     {
         return LINKER.downcallHandle(LINKER.defaultLookup().findOrThrow(name), descriptor);
+    }
+
+    /**
+     * The environment variable that turns the veth tests' skips into failures: {@code ./xmit test} sets it to 1 when
+     * run as root (as in CI), where namespaces are expected to work; the C tests' afpacket leg reads it too.
+     */
+    public static final String REQUIRE_ENV = "XMIT_REQUIRE_NETNS";
+
+    /** Whether {@link #REQUIRE_ENV} is 1 in this process's environment (Surefire's forks inherit Maven's). */
+    public static boolean required()
+    {
+        return "1".equals(System.getenv(REQUIRE_ENV));
+    }
+
+    /**
+     * For a test that needs namespaces (or a tool) where {@code unavailable} says why it cannot have them: nothing if
+     * it is null; else a failure if {@link #REQUIRE_ENV} is 1, or a skip that says why and how to run it.
+     */
+    public static void assumeAvailable(final String unavailable)
+    {
+        if (null == unavailable)
+        {
+            return;
+        }
+        if (required())
+        {
+            fail(unavailable + "; " + REQUIRE_ENV + "=1 (./xmit test sets it when run as root) requires the veth " +
+                "tests to run, so this is a failure, not a skip");
+        }
+        assumeTrue(false, unavailable + "; these tests run as root with iproute2 (sudo ./xmit test installs it), " +
+            "and with " + REQUIRE_ENV + "=1 a skip here fails the run");
     }
 
     /** Whether {@code command} is an executable in a folder of the PATH, as a process started by name finds it. */
