@@ -2,6 +2,7 @@ package io.xmit.deploy;
 
 import io.xmit.actors.trace.PcapngReader;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,17 +25,34 @@ class TraceCommandTest
     @TempDir
     Path dir;
 
-    @Test
-    void runWritesATraceFileThatShowReadsAsOnePacketsTimeline() throws Exception
+    /** The trace file, written once by xmit run for the tests that read it. */
+    @TempDir
+    static Path files;
+
+    private static Path traced;
+
+    /** Runs {@code xmit run} with tracing once, checking what it says, and gives its trace file. */
+    private static synchronized Path traced()
     {
-        final Path file = dir.resolve("out.pcapng");
+        if (null != traced)
+        {
+            return traced;
+        }
+        final Path file = files.resolve("out.pcapng");
         final RunCommandTest.Result run = xmit("run", "--duration", "1", "--rate", "2000", "--flows", "8",
             "--trace", "flow=udp:*:*-10.0.0.1:11211", "--trace", "sample=4", "--trace-file", file.toString());
         assertEquals(Main.EXIT_OK, run.code(), run.err());
         assertTrue(run.out().contains("tracing sample=4,flow=udp:*:*-10.0.0.1:11211, packets into " + file),
             run.out());
         assertTrue(run.out().contains("read it with xmit trace show " + file), run.out());
+        traced = file;
+        return traced;
+    }
 
+    @Test
+    void runWritesATraceFileThatShowReadsAsOnePacketsTimeline() throws Exception
+    {
+        final Path file = traced();
         final List<PcapngReader.Packet> packets = PcapngReader.read(file);
         assertTrue(packets.size() > 10, "packets traced: " + packets.size());
         final Map<Long, Integer> sides = new HashMap<>();
@@ -57,16 +75,23 @@ class TraceCommandTest
         assertTrue(lines.get(1).contains("+0 ns") && lines.get(1).contains("arrived on RX queue"), one.out());
         assertTrue(one.out().contains(" replied: TX queue "), one.out());
         assertTrue(lines.getLast().contains("device completed it"), one.out());
+    }
 
-        if (tshark() != null)
-        {
-            final Process process = new ProcessBuilder(tshark(), "-r", file.toString(), "-T", "fields", "-e",
-                "frame.packet_id").redirectErrorStream(true).start();
-            final String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertTrue(process.waitFor(30, TimeUnit.SECONDS));
-            assertEquals(0, process.exitValue(), out);
-            assertEquals(packets.size(), out.lines().filter(line -> !line.contains("Running as user")).count(), out);
-        }
+    /** The file as another tool reads it: only this test needs tshark, and skips without it saying so. */
+    @Test
+    void tsharkReadsThePacketIdsThatPcapngReaderDoes() throws Exception
+    {
+        Assumptions.assumeTrue(null != tshark(),
+            "tshark is not on the PATH (Debian package tshark; ./xmit test installs it when run as root)");
+        final Path file = traced();
+        final Process process = new ProcessBuilder(tshark(), "-r", file.toString(), "-T", "fields", "-e",
+            "frame.packet_id").redirectErrorStream(true).start();
+        final String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, process.exitValue(), out);
+        final List<String> ids = out.lines().filter(line -> !line.contains("Running as user")).toList();
+        assertEquals(PcapngReader.read(file).stream().map(packet -> Long.toUnsignedString(packet.packetId())).toList(), ids,
+            out);
     }
 
     @Test

@@ -9,6 +9,7 @@ import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsPreset;
 import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
+import io.xmit.actors.trace.TraceFiles.Packet;
 import io.xmit.transport.nic.NicFault;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -18,30 +19,35 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * With every packet traced, the qdisc decisions in the file add up to the pipeline's own counters: TX queues failing
- * every second {@code tx_burst} make packets bypass, be requeued, and wait in the backlog behind those requeued.
+ * every second {@code tx_burst} make packets bypass, be requeued, and wait in the backlog behind those requeued. The file
+ * is read with {@link PcapngReader}; where tshark is installed, one more test checks that it reads the file the same.
  */
 class TraceDecisionsTest
 {
     private static final ActorTestKit KIT = ActorTestKit.create();
     private static final int PACKETS = 400;
-    private static final Pattern KEY_VALUE = Pattern.compile("(\\w+)=(\\S+)");
 
+    /** The trace file, recorded once for the tests that read it. */
     @TempDir
-    Path dir;
+    static Path files;
+
+    private static Recorded recorded;
+
+    /** The run's trace file (closed) and its counters at the end. */
+    private record Recorded(Path file, Map<String, Long> counters)
+    {
+    }
 
     @AfterAll
     static void shutdown()
@@ -49,11 +55,14 @@ class TraceDecisionsTest
         KIT.shutdownTestKit();
     }
 
-    @Test
-    void bypassEnqueueAndRequeueInTheCommentsAddUpToTheQdiscCounters() throws Exception
+    /** Every packet traced while TX queues fail every second burst; recorded once for the tests that read it. */
+    private static synchronized Recorded recorded() throws Exception
     {
-        Tshark.assumeInstalled();
-        final Path file = dir.resolve("decisions.pcapng");
+        if (null != recorded)
+        {
+            return recorded;
+        }
+        final Path file = files.resolve("decisions.pcapng");
         final PipelineConfig config = PipelineConfig.builder().name("trace-decisions").cpus(2)
             .qdiscRingTerm(1 << 20).socketRingTerm(1 << 18).device("loop:tx=2,rx=2,ring=1024").xpsPreset(XpsPreset.NONE)
             .trace(TraceConfig.OFF.withSelector(TraceSelector.parse("sample=1")).withFile(file.toString())
@@ -89,26 +98,27 @@ class TraceDecisionsTest
             counters = pipeline.counters();
             assertEquals(0, pipeline.tracer().dropped());
         }
+        recorded = new Recorded(file, counters);
+        return recorded;
+    }
 
-        final Tshark.Result result = Tshark.run(file, "-T", "fields", "-E", "separator=|", "-e",
-            "frame.interface_name", "-e", "frame.comment");
-        assertEquals(0, result.exit());
-        assertEquals(List.of(), result.warnings());
+    @Test
+    void bypassEnqueueAndRequeueInTheCommentsAddUpToTheQdiscCounters() throws Exception
+    {
+        final Path file = recorded().file();
+        final Map<String, Long> counters = recorded().counters();
+        TraceFiles.assertWholeBlocks(file);
+
         final Map<String, Long> seen = new HashMap<>();
-        for (final String line : result.out())
+        for (final Packet packet : TraceFiles.packets(file))
         {
-            final String[] f = line.split("\\|", -1);
-            final Map<String, String> k = new HashMap<>();
-            final Matcher m = KEY_VALUE.matcher(f[1]);
-            while (m.find())
-            {
-                k.put(m.group(1), m.group(2));
-            }
-            seen.merge("packets " + f[0], 1L, Long::sum);
+            final Map<String, String> k = packet.keys();
+            final String line = packet.iface() + " " + packet.comment();
+            seen.merge("packets " + packet.iface(), 1L, Long::sum);
             if ("tx".equals(k.get("dir")))
             {
                 final String scope = CounterScope.txq(1, Integer.parseInt(k.get("txq"))).label();
-                assertEquals("loopB-tx" + k.get("txq"), f[0]);
+                assertEquals("loopB-tx" + k.get("txq"), packet.iface());
                 assertEquals("accept", k.get("driver"), line);
                 assertTrue(k.containsKey("complete_ns"), line);
                 final long requeues = Long.parseLong(k.get("requeues"));
@@ -132,6 +142,14 @@ class TraceDecisionsTest
         }
         assertTrue(requeues > 0, "failed bursts were requeued: " + counters);
         assertTrue(counters.get("qdisc_enqueued port=1 txq=0") + counters.get("qdisc_enqueued port=1 txq=1") > 0);
+    }
+
+    /** The format as another tool reads it: only this test needs tshark, and skips without it saying so. */
+    @Test
+    void tsharkReadsTheFileAsPcapngReaderDoes() throws Exception
+    {
+        Tshark.assumeInstalled();
+        TraceFiles.assertTsharkReadsAsTheReaderDoes(recorded().file());
     }
 
     private static void await(final BooleanSupplier condition, final Supplier<String> state)

@@ -9,6 +9,7 @@ import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsPreset;
 import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
+import io.xmit.actors.trace.TraceFiles.Packet;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterAll;
@@ -23,25 +24,28 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Message-level tracing end to end over the loop device: request/reply traffic with tracing on, the pcapng file read
- * back by tshark, and every decision in its comments checked against the pipeline's counters and configuration.
+ * back by {@link PcapngReader}, and every decision in its comments checked against the pipeline's counters and
+ * configuration. Where tshark is installed, one more test checks that it reads each file as the reader does.
  */
 class TracePipelineTest
 {
     private static final ActorTestKit KIT = ActorTestKit.create();
     private static final int CLIENTS = 8;
     private static final int REQUESTS = 10;
-    private static final Pattern KEY_VALUE = Pattern.compile("(\\w+)=(\\S+)");
 
+    /** The trace files, recorded once each for the tests that read them. */
     @TempDir
-    Path dir;
+    static Path files;
+
+    private static Recorded requestReply;
+    private static Recorded none;
+    private static Recorded full;
 
     @AfterAll
     static void shutdown()
@@ -55,35 +59,75 @@ class TracePipelineTest
             .device("loop:tx=4,rx=4,ring=1024").xpsPreset(XpsPreset.RXQS).trace(trace).build();
     }
 
-    /** One packet of the file: interface, id, queue, direction and the comment's key=value words. */
-    private record Packet(String iface, long id, int queue, int direction, Map<String, String> keys)
+    /** A traced run: its file (closed), the packets read while the pipeline ran, and its counters at the end. */
+    private record Recorded(Path file, List<Packet> whileRunning, Map<String, Long> counters)
     {
-        int ifaceQueue()
-        {
-            return Integer.parseInt(iface.substring(iface.length() - 1));
-        }
     }
 
     private static List<Packet> packets(final Path file) throws Exception
     {
-        final Tshark.Result result = Tshark.run(file, "-T", "fields", "-E", "separator=|", "-e",
-            "frame.interface_name", "-e", "frame.packet_id", "-e", "frame.interface_queue", "-e",
-            "frame.packet_flags_direction", "-e", "frame.comment");
-        assertEquals(0, result.exit(), "tshark exit");
-        assertEquals(List.of(), result.warnings(), "tshark warnings");
-        final List<Packet> packets = new ArrayList<>();
-        for (final String line : result.out())
+        return TraceFiles.packets(file);
+    }
+
+    /** Request/reply traffic of {@link #CLIENTS} clients traced by flow; recorded once for the tests that read it. */
+    private static synchronized Recorded requestReply() throws Exception
+    {
+        if (null == requestReply)
         {
-            final String[] f = line.split("\\|", -1);
-            final Map<String, String> keys = new HashMap<>();
-            final Matcher m = KEY_VALUE.matcher(f[4]);
-            while (m.find())
+            final Path file = files.resolve("rr.pcapng");
+            final TraceConfig trace = TraceConfig.OFF.withSelector(TraceSelector.parse("flow=udp:*:*-10.0.0.1:7"))
+                .withFile(file.toString());
+            try (Pipeline pipeline = Pipeline.start(KIT.system(), config("trace-rr", trace)))
             {
-                keys.put(m.group(1), m.group(2));
+                final AtomicInteger replies = new AtomicInteger();
+                exchange(pipeline, echo(pipeline, replies), replies, REQUESTS);
+                pipeline.tracer().flush();
+                final List<Packet> whileRunning = packets(file);
+                assertEquals(0, pipeline.tracer().dropped());
+                requestReply = new Recorded(file, whileRunning, pipeline.counters());
             }
-            packets.add(new Packet(f[0], Long.parseLong(f[1]), Integer.parseInt(f[2]), Integer.decode(f[3]), keys));
         }
-        return packets;
+        return requestReply;
+    }
+
+    /** Traffic that a flow filter matches none of. */
+    private static synchronized Recorded none() throws Exception
+    {
+        if (null == none)
+        {
+            final Path file = files.resolve("none.pcapng");
+            final TraceConfig trace = TraceConfig.OFF.withSelector(TraceSelector.parse("flow=udp:*:*-10.9.9.9:1"))
+                .withFile(file.toString());
+            try (Pipeline pipeline = Pipeline.start(KIT.system(), config("trace-none", trace)))
+            {
+                final AtomicInteger replies = new AtomicInteger();
+                exchange(pipeline, echo(pipeline, replies), replies, 5);
+                assertEquals(0, pipeline.tracer().events());
+                none = new Recorded(file, List.of(), pipeline.counters());
+            }
+        }
+        return none;
+    }
+
+    /** Every packet traced through a trace ring too small for them. */
+    private static synchronized Recorded full() throws Exception
+    {
+        if (null == full)
+        {
+            final Path file = files.resolve("full.pcapng");
+            final TraceConfig trace = new TraceConfig(TraceSelector.parse("sample=1"), file.toString(), 4096, 128);
+            try (Pipeline pipeline = Pipeline.start(KIT.system(), config("trace-full", trace)))
+            {
+                final AtomicInteger replies = new AtomicInteger();
+                exchange(pipeline, echo(pipeline, replies), replies, 200);
+                pipeline.tracer().flush();
+                assertTrue(pipeline.tracer().dropped() > 0, "a 4 KiB ring cannot hold the events of 1,600 requests");
+                assertEquals(pipeline.tracer().dropped(),
+                    pipeline.counter(CounterType.TRACE_DROPPED, CounterScope.tracer()));
+                full = new Recorded(file, List.of(), pipeline.counters());
+            }
+        }
+        return full;
     }
 
     /** Echo servers on port A, each connected to its client on port B, so they record their RX queue (§2.4). */
@@ -145,22 +189,11 @@ class TracePipelineTest
     @Test
     void recordsBothSidesOfEachRequestWithTheDecisionsThePipelineMade() throws Exception
     {
-        Tshark.assumeInstalled();
-        final Path file = dir.resolve("rr.pcapng");
-        final TraceConfig trace = TraceConfig.OFF.withSelector(TraceSelector.parse("flow=udp:*:*-10.0.0.1:7"))
-            .withFile(file.toString());
-        final Map<String, Long> counters;
-        final List<Packet> whileRunning;
-        try (Pipeline pipeline = Pipeline.start(KIT.system(), config("trace-rr", trace)))
-        {
-            final AtomicInteger replies = new AtomicInteger();
-            exchange(pipeline, echo(pipeline, replies), replies, REQUESTS);
-            pipeline.tracer().flush();
-            whileRunning = packets(file);
-            counters = pipeline.counters();
-            assertEquals(0, pipeline.tracer().dropped());
-        }
-        final List<Packet> packets = packets(file);
+        final Recorded recorded = requestReply();
+        final Map<String, Long> counters = recorded.counters();
+        final List<Packet> whileRunning = recorded.whileRunning();
+        TraceFiles.assertWholeBlocks(recorded.file());
+        final List<Packet> packets = packets(recorded.file());
         // Running, the file holds whole blocks: each side already written is there, and the rest is added at close.
         assertTrue(whileRunning.size() <= packets.size() && whileRunning.size() >= 3 * CLIENTS * REQUESTS,
             "packets while running: " + whileRunning.size());
@@ -232,48 +265,47 @@ class TracePipelineTest
             }
         }
         assertEquals(CLIENTS * REQUESTS, replies);
-
-        // A display filter on the packet id finds both directions of one request.
-        final long id = serverRx.keySet().iterator().next();
-        final Tshark.Result both = Tshark.run(file, "-Y", "frame.packet_id == " + id, "-T", "fields", "-e",
-            "frame.packet_flags_direction");
-        assertEquals(List.of("0x00000001", "0x00000002"), both.out().stream().sorted().toList());
     }
 
     @Test
     void aFilterThatMatchesNothingWritesAValidFileWithNoPackets() throws Exception
     {
-        Tshark.assumeInstalled();
-        final Path file = dir.resolve("none.pcapng");
-        final TraceConfig trace = TraceConfig.OFF.withSelector(TraceSelector.parse("flow=udp:*:*-10.9.9.9:1"))
-            .withFile(file.toString());
-        try (Pipeline pipeline = Pipeline.start(KIT.system(), config("trace-none", trace)))
-        {
-            final AtomicInteger replies = new AtomicInteger();
-            exchange(pipeline, echo(pipeline, replies), replies, 5);
-            assertEquals(0, pipeline.tracer().events());
-        }
+        final Path file = none().file();
+        TraceFiles.assertWholeBlocks(file);
         assertEquals(List.of(), packets(file));
-        final Tshark.Result interfaces = Tshark.run(file, "-T", "fields", "-e", "frame.number");
-        assertEquals(List.of(), interfaces.out());
     }
 
     @Test
     void aFullTraceRingDropsEventsCountedAndNeverPackets() throws Exception
     {
-        Tshark.assumeInstalled();
-        final Path file = dir.resolve("full.pcapng");
-        final TraceConfig trace = new TraceConfig(TraceSelector.parse("sample=1"), file.toString(), 4096, 128);
-        try (Pipeline pipeline = Pipeline.start(KIT.system(), config("trace-full", trace)))
+        // The drops are checked as the run is recorded; what was written is whole packets in whole blocks.
+        final Path file = full().file();
+        TraceFiles.assertWholeBlocks(file);
+        final List<Packet> packets = packets(file);
+        assertTrue(!packets.isEmpty(), "some packets were traced before the ring filled");
+        for (final Packet packet : packets)
         {
-            final AtomicInteger replies = new AtomicInteger();
-            exchange(pipeline, echo(pipeline, replies), replies, 200);
-            pipeline.tracer().flush();
-            assertTrue(pipeline.tracer().dropped() > 0, "a 4 KiB ring cannot hold the events of 1,600 requests");
-            assertEquals(pipeline.tracer().dropped(),
-                pipeline.counter(CounterType.TRACE_DROPPED, CounterScope.tracer()));
+            assertTrue(packet.keys().containsKey(packet.iface().contains("-rx") ? "rxq" : "txq"), packet.toString());
         }
-        packets(file);
+    }
+
+    /** The format as another tool reads it: only this test needs tshark, and skips without it saying so. */
+    @Test
+    void tsharkReadsEachTraceFileAsPcapngReaderDoes() throws Exception
+    {
+        Tshark.assumeInstalled();
+        for (final Recorded recorded : List.of(requestReply(), none(), full()))
+        {
+            TraceFiles.assertTsharkReadsAsTheReaderDoes(recorded.file());
+        }
+        // A display filter on the packet id finds both directions of one request.
+        final Path file = requestReply().file();
+        final long id = packets(file).stream().filter(p -> p.iface().startsWith("loopA-rx")).findFirst()
+            .orElseThrow().id();
+        final Tshark.Result both = Tshark.run(file, "-Y", "frame.packet_id == " + id, "-T", "fields", "-e",
+            "frame.packet_flags_direction");
+        assertEquals(List.of(), both.warnings());
+        assertEquals(List.of("0x00000001", "0x00000002"), both.out().stream().sorted().toList());
     }
 
     @Test

@@ -11,8 +11,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs tshark on a file; tests that need it skip, saying why, where it is not installed (./xmit test installs it when
- * run as root, as in CI).
+ * Runs tshark on a file, as an extra check that another tool reads xmit's pcapng files as {@link PcapngReader} does
+ * (the trace tests' own checks read the files with that reader). Only the tests of that check need tshark; they skip,
+ * saying why, where it is not installed (./xmit test installs it when run as root, as in CI).
  */
 final class Tshark
 {
