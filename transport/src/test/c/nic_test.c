@@ -1241,9 +1241,9 @@ struct rate {
 /* Sends as fast as the ring allows until this thread has been running for `seconds` (at most 20 times as long in
  * all), and returns completed frames per second two ways. Over the whole window, for an upper bound: no pause of this
  * thread lets the wire carry more than its rate (the window begins before the last reclaim ahead of it, so every frame
- * counted was carried inside it). Over the window less every pause of this thread longer than 10 ms, for a lower
- * bound: the wire catches up after a pause (it loses no time between calls) until the ring runs dry, so only a pause
- * can make it idle, and the whole pause is left out however little of it the ring covered. */
+ * counted was carried inside it). Over the window less what of this thread's pauses the ring may not cover, for a
+ * lower bound: the wire catches up after a pause (it loses no time between calls) until the ring runs dry, and the
+ * full rings measured here hold at least 80 ms of their wire, so of each pause all but its first 10 ms is left out. */
 static struct rate measure_rate(int64_t a, int64_t b, uint32_t length, double seconds)
 {
     static uint8_t frame[2048];
@@ -1274,7 +1274,7 @@ static struct rate measure_rate(int64_t a, int64_t b, uint32_t length, double se
         ok = ok && drain_quietly(b);
         const double later = now_s();
         if (later - now > 0.01)
-            paused += later - now;
+            paused += later - now - 0.01;
         now = later;
     }
     CHECK(ok);
