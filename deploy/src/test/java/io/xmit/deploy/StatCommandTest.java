@@ -5,6 +5,7 @@ import akka.actor.typed.javadsl.Behaviors;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.SendResult;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsPreset;
@@ -24,6 +25,9 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -83,10 +87,7 @@ class StatCommandTest
             {
                 Thread.onSpinWait();
             }
-            while (client.send(payload, 0, payload.capacity()) < 0)
-            {
-                Thread.onSpinWait();
-            }
+            send(payload, deadline);
         }
         while (ECHOED.get() < target && System.nanoTime() < deadline)
         {
@@ -104,6 +105,18 @@ class StatCommandTest
             }
             assertEquals(target, pipeline.total(CounterType.QDISC_PACKETS, port), "port " + port + " sent");
             assertEquals(target, pipeline.total(CounterType.TXQ_COMPLETED_PACKETS, port), "port " + port + " done");
+        }
+    }
+
+    /** Sends {@code payload}, retrying only while back-pressured and only until {@code deadline}. */
+    private static void send(final UnsafeBuffer payload, final long deadline)
+    {
+        long result;
+        while ((result = client.send(payload, 0, payload.capacity())) < 0)
+        {
+            assertEquals(SendResult.BACK_PRESSURED, result, "send refused");
+            assertTrue(System.nanoTime() - deadline < 0, "send back-pressured until the deadline");
+            Thread.onSpinWait();
         }
     }
 
@@ -144,22 +157,29 @@ class StatCommandTest
     }
 
     @Test
-    void theLiveTableShowsRatesPerQueueUntilItsCount() throws InterruptedException
+    void theLiveTableShowsRatesPerQueueUntilItsCount() throws Exception
     {
-        final Thread load = Thread.ofPlatform().start(() ->
+        // The load runs beside the command; its assertions fail this test through get(), not just its own thread.
+        final FutureTask<Void> load = new FutureTask<>(() ->
         {
-            try
-            {
-                echo(500);
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-            }
+            echo(500);
+            return null;
         });
+        Thread.ofPlatform().start(load);
         final RunCommandTest.Result result = xmit("stat", "stat-test", "--count", "2", "--interval", "0.2", "--dir",
             dir.toString());
-        load.join();
+        try
+        {
+            load.get(30, TimeUnit.SECONDS);
+        }
+        catch (final ExecutionException ex)
+        {
+            if (ex.getCause() instanceof Error error)
+            {
+                throw error;
+            }
+            throw ex;
+        }
         assertEquals(Main.EXIT_OK, result.code(), result.err());
         assertEquals(2, result.out().lines().filter(line -> line.startsWith("pipeline stat-test")).count(),
             result.out());

@@ -45,16 +45,10 @@ class EchoSmokeTest
             final UdpSocket client = pipeline.openUdp(SocketOptions.udp4(5000).onPort(1)
                 .connect(Endpoint.of("10.0.0.1", 7))
                 .handler((socket, datagram) -> received.add(new String(datagram.payload()))));
-            final UnsafeBuffer payload = new UnsafeBuffer(new byte[16]);
             for (int i = 0; i < 100; i++)
             {
-                final byte[] text = String.format("hello %04d", i).getBytes();
-                payload.putBytes(0, text);
-                long r;
-                while ((r = client.send(payload, 0, text.length)) < 0)
-                {
-                    Thread.onSpinWait();
-                }
+                // Retries only while back-pressured, for a bounded time.
+                EndToEndSupport.send(client, String.format("hello %04d", i).getBytes());
             }
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (received.size() < 100 && System.nanoTime() < deadline)

@@ -429,12 +429,19 @@ class HostOverVethTest
             final ByteBuffer datagram = ByteBuffer.allocate(2048).order(ByteOrder.nativeOrder());
             final List<Integer> arrived = new ArrayList<>();
             int sent = 0;
+            final long sendDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (sent < datagrams)
             {
                 payload.putInt(0, sent);
-                if (client.send(payload, 0, 16) > 0)
+                final long result = client.send(payload, 0, 16);
+                if (result > 0)
                 {
                     sent++;
+                }
+                else
+                {
+                    assertEquals(SendResult.BACK_PRESSURED, result, "send " + sent + " refused");
+                    assertTrue(System.nanoTime() - sendDeadline < 0, "sent only " + sent + " in 30 s");
                 }
                 datagram.clear();
                 if (null != receivers.getFirst().receive(datagram))

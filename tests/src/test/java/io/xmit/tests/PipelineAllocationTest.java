@@ -114,12 +114,14 @@ class PipelineAllocationTest
             final long[] cpuThreads = CpuThreadLoad.cpuThreadIds(2);
             final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocateDirect(PAYLOAD));
             long sent = CpuThreadLoad.send(pipeline, senders, payload, 1_000_000, 0);
-            // Three windows of a million packets after a million to warm up; the JIT's last one-time work (method
-            // handle customisation, a class loaded on a rare path) can still land in the first, so the steady state
-            // is the least of the three.
+            // Windows of a million packets after a million to warm up. What lands in a window besides the packets
+            // is not per packet: the JIT's last one-time work (method handle customisation, a class loaded on a rare
+            // path), the dispatchers' idle and wake-up work when another build on the machine takes a core. So the
+            // steady state is the least of up to ten windows (it stops at the first quiet one), and that must be
+            // exactly 0: anything the data path allocated per packet would be in every window, a million times over.
             long least = Long.MAX_VALUE;
             final StringBuilder windows = new StringBuilder();
-            for (int window = 0; window < 3; window++)
+            for (int window = 0; window < 10 && least > 0; window++)
             {
                 final long[] before = CpuThreadLoad.allocated(cpuThreads);
                 final long packetsBefore = pipeline.total(CounterType.QDISC_PACKETS, 0);

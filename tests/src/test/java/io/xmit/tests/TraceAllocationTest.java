@@ -81,9 +81,17 @@ class TraceAllocationTest
             final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocateDirect(PAYLOAD));
             // A million packets to warm up, as in PipelineAllocationTest: the JIT's one-time work is done by then.
             long sent = CpuThreadLoad.send(pipeline, senders, payload, 1_000_000, 0);
+            // Not one byte per packet: the smallest object is 8 bytes (16 without compact headers), so a window of
+            // 400,000 traced packets of which even one in 800 allocated would reach 1 byte per 100 packets. What lands
+            // in a window besides the packets is not per packet (the dispatchers' idle/wake-up work, which tracing,
+            // with its writer thread on the same two cores, makes more frequent; 1-3.5 KiB a window measured here,
+            // more when another build takes a core), so the least of up to ten windows (it stops at the first under
+            // the bound) is what is checked. The events themselves go into the ring or are dropped without
+            // allocating (the send path's exact 0 above).
+            final long bound = 2L * WINDOW / 100;
             long least = Long.MAX_VALUE;
             final StringBuilder windows = new StringBuilder();
-            for (int window = 0; window < 3; window++)
+            for (int window = 0; window < 10 && least >= bound; window++)
             {
                 final long[] before = CpuThreadLoad.allocated(cpuThreads);
                 sent = CpuThreadLoad.send(pipeline, senders, payload, 2 * WINDOW, sent);
@@ -92,11 +100,7 @@ class TraceAllocationTest
                 least = Math.min(least, bytes);
             }
             assertTrue(pipeline.tracer().events() > 4L * WINDOW, "the packets were traced");
-            // Not one byte per packet: a window of 400,000 traced packets measured 1–3.5 KiB here, where the same
-            // windows untraced measured 360, 656 and 0 bytes (the dispatchers' idle/wake-up work, which tracing, with
-            // its writer thread on the same two cores, makes more frequent); the events themselves go into the ring
-            // or are dropped without allocating (the send path's exact 0 above).
-            assertTrue(least < 2L * WINDOW / 100, "bytes allocated on the CPU threads per window of " + 2 * WINDOW +
+            assertTrue(least < bound, "bytes allocated on the CPU threads per window of " + 2 * WINDOW +
                 " traced packets:" + windows + " (trace events " + pipeline.tracer().events() + ", dropped " +
                 pipeline.tracer().dropped() + ")");
         }

@@ -86,10 +86,7 @@ class TraceDecisionsTest
             final UnsafeBuffer payload = new UnsafeBuffer(new byte[16]);
             for (int i = 0; i < PACKETS; i++)
             {
-                while (clients[i % clients.length].send(payload, 0, 16) < 0)
-                {
-                    Thread.onSpinWait();
-                }
+                BoundedSend.send(clients[i % clients.length], payload, 0, 16);
             }
             await(() -> received.get() == PACKETS &&
                 pipeline.total(CounterType.TXQ_COMPLETED_PACKETS, 1) == PACKETS, () -> received + " received, " +

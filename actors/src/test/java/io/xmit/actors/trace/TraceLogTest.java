@@ -49,10 +49,7 @@ class TraceLogTest
             pipeline.openUdp(SocketOptions.udp4(9000).onPort(1).handler((s, d) -> received.incrementAndGet()));
             final UdpSocket sender = pipeline.openUdp(SocketOptions.udp4(7000).connect(Endpoint.of("10.0.0.2", 9000)));
             pipeline.trace(TraceSelector.parse("socket=" + sender.id()));
-            while (sender.send(new UnsafeBuffer(new byte[8]), 0, 8) < 0)
-            {
-                Thread.onSpinWait();
-            }
+            BoundedSend.send(sender, new UnsafeBuffer(new byte[8]), 0, 8);
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while ((received.get() < 1 || sender.inFlight() > 0) && System.nanoTime() < deadline)
             {

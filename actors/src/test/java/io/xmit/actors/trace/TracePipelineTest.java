@@ -159,10 +159,7 @@ class TracePipelineTest
             for (final UdpSocket client : clients)
             {
                 payload.putInt(0, i);
-                while (client.send(payload, 0, 32) < 0)
-                {
-                    Thread.onSpinWait();
-                }
+                BoundedSend.send(client, payload, 0, 32);
             }
         }
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
