@@ -36,7 +36,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * CPUs or as actors on its 2 CPUs, send with random pauses while every consumer goes idle at once (spinPolls 0, the hardest case for lost
  * wake-ups). A packet stranded in a ring, a backlog or the driver would leave the counts short forever; so the test
  * waits (bounded) and then checks conservation exactly: on the TX side with no drop at all, on the receiving side
- * with every drop counted, and no duplicate or reordering per producer.
+ * with every drop counted, and no duplicate or reordering per producer. The receiving side is not back-pressured and
+ * drops heavily at this rate (about half of the 2,000,000 on a 2-core machine), so the test does not claim that every
+ * packet arrives: only that each one is received, in its producer's order, or counted as dropped.
  */
 @Timeout(120)
 class NoStrandedPacketsTest
@@ -53,14 +55,14 @@ class NoStrandedPacketsTest
     }
 
     @Test
-    void section5_5EveryPacketFromOffCpuThreadsLeavesAndArrivesOnceInOrder() throws Exception
+    void section5_5EveryPacketFromOffCpuThreadsLeavesAndIsReceivedInOrderOrCountedAsDropped() throws Exception
     {
         run("no-stranded-threads", false);
     }
 
     /** The producers are actors on the pipeline's own CPUs, two per CPU, sharing them with the qdiscs they feed. */
     @Test
-    void section5_5EveryPacketFromActorsOnTheCpusLeavesAndArrivesOnceInOrder() throws Exception
+    void section5_5EveryPacketFromActorsOnTheCpusLeavesAndIsReceivedInOrderOrCountedAsDropped() throws Exception
     {
         run("no-stranded-actors", true);
     }
@@ -179,6 +181,7 @@ class NoStrandedPacketsTest
             final long receiveDrops = receiveDrops(pipeline);
             System.out.println(name + ": received " + received.get() + ", counted receive drops " + receiveDrops);
             assertEquals(expected, received.get() + receiveDrops, context);
+            assertTrue(received.get() > 0, context + ": the receiver's order was checked on something");
             assertEquals(0, anomalies.get(), context + ": duplicates or reordering");
         }
     }
