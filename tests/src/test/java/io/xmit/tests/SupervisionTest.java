@@ -10,6 +10,7 @@ import io.xmit.actors.internal.stage.CrashSwitch;
 import io.xmit.actors.internal.stage.Supervision;
 import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
+import io.xmit.transport.nic.NicFault;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
@@ -61,7 +62,7 @@ class SupervisionTest
     }
 
     @Test
-    void eachKindOfActorCrashesMidStreamAndNothingIsLostOrRepeated()
+    void eachKindOfActorCrashesMidStreamAndNothingIsLostOrRepeated() throws InterruptedException
     {
         final CrashLog crashLog = CrashLog.attach();
         try (Pipeline pipeline = Pipeline.start(KIT.system(), config("supervision-kinds")))
@@ -69,16 +70,18 @@ class SupervisionTest
             final SequencedTraffic traffic = new SequencedTraffic(pipeline, 32, 4);
             final int receiverId = traffic.receiver().id();
             // Armed before any traffic, this qdisc's first crash point is its first bypass tx_burst (the queue is
-            // awake and its backlog empty): the "after tx_burst" recovery, not left to timing. The crashes below,
-            // mid-stream on a wire that keeps backlogs full, land on frames taken into the backlog.
+            // awake and its backlog empty): the "after tx_burst" recovery, not left to timing.
             pipeline.injectCrash(Stage.QDISC, 1, 1, 1);
+            final AtomicReference<Throwable> helperFailure = new AtomicReference<>();
+            final Thread backlogCrash = new Thread(() -> crashWhileBacklogged(pipeline, 2), "backlog-crash");
+            backlogCrash.setUncaughtExceptionHandler((thread, ex) -> helperFailure.set(ex));
             // Crash points vary so that crashes land on the first, a middle and a later frame of a burst or step.
             final List<Runnable> crashes = List.of(
                 () -> pipeline.injectCrash(Stage.QDISC, 1, 0, 1),
                 () -> pipeline.injectCrash(Stage.TX_QUEUE, 1, 1, 1),
                 () -> pipeline.injectCrash(Stage.RX_QUEUE, 0, 2, 7),
                 () -> pipeline.injectCrash(Stage.SOCKET, 0, receiverId, 13),
-                () -> pipeline.injectCrash(Stage.QDISC, 1, 2, 40),
+                backlogCrash::start,
                 () -> pipeline.injectCrash(Stage.TX_QUEUE, 1, 3, 3),
                 () -> pipeline.injectCrash(Stage.RX_QUEUE, 0, 1, 1),
                 () -> pipeline.injectCrash(Stage.SOCKET, 0, receiverId, 100));
@@ -93,6 +96,9 @@ class SupervisionTest
                 // The books balance while traffic flows, not only at rest.
                 pipeline.verify();
             });
+            backlogCrash.join(TimeUnit.SECONDS.toMillis(30));
+            assertFalse(backlogCrash.isAlive(), "the backlog crash ended");
+            assertEquals(null, helperFailure.get(), "the backlog crash");
             traffic.assertAllArrivedOnceInOrder();
 
             final List<String> fired = crashLog.crashes();
@@ -211,6 +217,32 @@ class SupervisionTest
         private static Logger root()
         {
             return (Logger)LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        }
+    }
+
+    /**
+     * Crashes qdisc {@code 1/txq} at a ring frame taken into its backlog, not left to timing: its TX queue is stalled
+     * (the driver's ring fills, the queue stops), and once the backlog holds packets the crash is armed at the next
+     * crash point — while the queue is stopped every turn only takes ring frames into the backlog. The stall is
+     * released when the qdisc has restarted.
+     */
+    private static void crashWhileBacklogged(final Pipeline pipeline, final int txq)
+    {
+        final CounterScope qdisc = CounterScope.txq(1, txq).withStage(CounterScope.Stage.QDISC);
+        final long restartsBefore = pipeline.counter(CounterType.STAGE_RESTARTS, qdisc);
+        pipeline.driver(1).fault(NicFault.TX_STALL, txq, 1);
+        try
+        {
+            EndToEndSupport.await("qdisc 1/" + txq + " to hold a backlog", () -> pipeline.qdiscBacklog(1, txq) > 0,
+                () -> pipeline.accounting().line());
+            pipeline.injectCrash(Stage.QDISC, 1, txq, 1);
+            EndToEndSupport.await("qdisc 1/" + txq + " to restart",
+                () -> pipeline.counter(CounterType.STAGE_RESTARTS, qdisc) > restartsBefore,
+                () -> pipeline.accounting().line());
+        }
+        finally
+        {
+            pipeline.driver(1).fault(NicFault.TX_STALL, txq, 0);
         }
     }
 
