@@ -19,8 +19,11 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -61,24 +64,31 @@ class FaultSoakTest
             .txWatchdogTimeout(Duration.ofMillis(100))
             .stopDeadline(Duration.ofSeconds(10))
             .build();
+        // Faults set (a crash armed, a fault turned on) and, apart, faults turned off by a value of 0.
         final AtomicLongArray faults = new AtomicLongArray(FAULTS.size());
+        final AtomicLongArray clears = new AtomicLongArray(FAULTS.size());
+        final AtomicReference<Throwable> injectorFailure = new AtomicReference<>();
         final long start = System.nanoTime();
         try (Pipeline pipeline = Pipeline.start(KIT.system(), config))
         {
             final SequencedTraffic traffic = new SequencedTraffic(pipeline, 64, 8);
             final AtomicBoolean running = new AtomicBoolean(true);
-            final Thread injector = new Thread(() -> inject(pipeline, traffic, new Random(SEED), faults, running),
-                "soak-faults");
+            final Thread injector = new Thread(() -> inject(pipeline, traffic, new Random(SEED), faults, clears,
+                running), "soak-faults");
+            injector.setUncaughtExceptionHandler((thread, ex) -> injectorFailure.set(ex));
             injector.start();
             try
             {
-                traffic.send(PACKETS, 100_000, sent -> { });
+                // The books balance while traffic flows and faults fire, not only at rest.
+                traffic.send(PACKETS, 100_000, sent -> pipeline.verify());
             }
             finally
             {
                 running.set(false);
                 injector.join(TimeUnit.SECONDS.toMillis(10));
             }
+            assertFalse(injector.isAlive(), seed + ": the fault injector ended");
+            assertNull(injectorFailure.get(), seed + ": the fault injector failed");
             pipeline.driver(0).fault(NicFault.CLEAR, 0, 0);
             pipeline.driver(1).fault(NicFault.CLEAR, 0, 0);
 
@@ -90,10 +100,15 @@ class FaultSoakTest
             final Accounting books = pipeline.verify();
             final long received = traffic.receivedTotal();
             final long dropped = traffic.rxDrops();
-            System.out.printf("soak: %s; %,d packets in %.1f s; faults %s; books: %s; received %,d, dropped on " +
-                "arrival %,d (%s); watchdog resets %d; restarts %d%n", seed, PACKETS,
-                (System.nanoTime() - start) / 1e9, faultSummary(faults), books.line(), received, dropped,
-                traffic.rxDropsByReason(), pipeline.total(CounterType.TXQ_WATCHDOG_RESETS, 1), restarts(pipeline));
+            final long watchdogResets = pipeline.total(CounterType.TXQ_WATCHDOG_RESETS, 1);
+            final long driverErrors = pipeline.total(CounterType.TXQ_DRIVER_ERRORS, 1);
+            final long nicRxDropped = nicRxDropped(pipeline);
+            final long malformed = pipeline.total(CounterType.RX_DROP_MALFORMED, 0);
+            final long restarts = restarts(pipeline);
+            System.out.printf("soak: %s; %,d packets in %.1f s; faults %s; cleared %s; books: %s; received %,d, " +
+                "dropped on arrival %,d (%s); watchdog resets %d; tx driver errors %d; restarts %d%n", seed, PACKETS,
+                (System.nanoTime() - start) / 1e9, faultSummary(faults), faultSummary(clears), books.line(), received,
+                dropped, traffic.rxDropsByReason(), watchdogResets, driverErrors, restarts);
 
             assertEquals(PACKETS, books.accepted(), seed + "; " + books.line());
             assertEquals(PACKETS, books.transmitted(), seed + "; " + books.line());
@@ -102,20 +117,31 @@ class FaultSoakTest
             assertEquals(PACKETS, received + dropped, seed + ": received " + received + " + dropped " + dropped);
             assertEquals(0, traffic.duplicates(), seed + ": duplicated or reordered datagrams");
             assertTrue(faults.get(CRASH) > 0 && faults.get(TX_STALL) > 0 && faults.get(TX_FAIL) > 0 &&
-                faults.get(RX_DROP) > 0 && faults.get(RX_TRUNCATE) > 0, seed + ": every kind of fault fired: " +
-                faultSummary(faults));
+                faults.get(RX_DROP) > 0 && faults.get(RX_TRUNCATE) > 0, seed + ": every kind of fault was set: " +
+                faultSummary(faults) + " (cleared " + faultSummary(clears) + ")");
+            // And every kind had its effect.
+            final String effects = seed + "; faults " + faultSummary(faults) + "; " + traffic.rxDropsByReason();
+            assertTrue(restarts > 0, "crashes restarted stages: " + effects);
+            assertTrue(driverErrors > 0, "failing tx_bursts counted as TX driver errors: " + effects);
+            assertTrue(watchdogResets > 0, "stalled TX queues reset by the watchdog: " + effects);
+            assertTrue(nicRxDropped > 0, "frames dropped on arrival by the NIC: " + effects);
+            assertTrue(malformed > 0, "truncated frames counted as malformed: " + effects);
         }
     }
 
-    /** Fires a random fault every few milliseconds until told to stop. */
+    /**
+     * Fires a random fault every few milliseconds until told to stop; counts each fault set in {@code faults} and
+     * each turned off (a value of 0) in {@code clears}.
+     */
     private static void inject(final Pipeline pipeline, final SequencedTraffic traffic, final Random random,
-        final AtomicLongArray faults, final AtomicBoolean running)
+        final AtomicLongArray faults, final AtomicLongArray clears, final AtomicBoolean running)
     {
         final int receivers = traffic.receiverCount();
         while (running.get())
         {
             final int fault = random.nextInt(FAULTS.size());
             final int q = random.nextInt(4);
+            boolean cleared = false;
             switch (fault)
             {
                 case CRASH ->
@@ -130,16 +156,28 @@ class FaultSoakTest
                         case QDISC, TX_QUEUE -> pipeline.injectCrash(stage, 1, q, point);
                     }
                 }
-                case TX_FAIL -> pipeline.driver(1).fault(NicFault.TX_FAIL_EVERY, q,
-                    random.nextBoolean() ? 0 : 2 + random.nextInt(8));
+                case TX_FAIL ->
+                {
+                    final int every = random.nextBoolean() ? 0 : 2 + random.nextInt(8);
+                    pipeline.driver(1).fault(NicFault.TX_FAIL_EVERY, q, every);
+                    cleared = 0 == every;
+                }
                 case TX_STALL -> pipeline.driver(1).fault(NicFault.TX_STALL, q, 1);
-                case RX_DROP -> pipeline.driver(0).fault(NicFault.RX_DROP_EVERY, q,
-                    random.nextBoolean() ? 0 : 1000 + random.nextInt(4000));
-                case RX_TRUNCATE -> pipeline.driver(0).fault(NicFault.RX_TRUNCATE_EVERY, q,
-                    random.nextBoolean() ? 0 : 1000 + random.nextInt(4000));
+                case RX_DROP ->
+                {
+                    final int every = random.nextBoolean() ? 0 : 1000 + random.nextInt(4000);
+                    pipeline.driver(0).fault(NicFault.RX_DROP_EVERY, q, every);
+                    cleared = 0 == every;
+                }
+                case RX_TRUNCATE ->
+                {
+                    final int every = random.nextBoolean() ? 0 : 1000 + random.nextInt(4000);
+                    pipeline.driver(0).fault(NicFault.RX_TRUNCATE_EVERY, q, every);
+                    cleared = 0 == every;
+                }
                 default -> throw new IllegalStateException("fault " + fault);
             }
-            faults.incrementAndGet(fault);
+            (cleared ? clears : faults).incrementAndGet(fault);
             try
             {
                 Thread.sleep(5 + random.nextInt(30));
@@ -160,6 +198,17 @@ class FaultSoakTest
             restarts += pipeline.total(CounterType.STAGE_RESTARTS, port);
         }
         return restarts;
+    }
+
+    /** Frames the receiving NIC dropped on arrival (the RX_DROP_EVERY fault), over its RX queues. */
+    private static long nicRxDropped(final Pipeline pipeline)
+    {
+        long dropped = 0;
+        for (int q = 0; q < pipeline.driver(0).rxQueueCount(); q++)
+        {
+            dropped += pipeline.driver(0).stats(q).rxDropped();
+        }
+        return dropped;
     }
 
     private static String faultSummary(final AtomicLongArray faults)
