@@ -155,6 +155,11 @@ public final class RxQueueEngine implements StageEngine
     @Override
     public void recover()
     {
+        if (claim.isActive())
+        {
+            // The failure came between claim and commit: the space is given back, or every later claim would refuse.
+            claim.abort();
+        }
         if (inFrame)
         {
             inFrame = false;
