@@ -149,7 +149,7 @@ class NoStrandedPacketsTest
             final long expected = total;
 
             await(() -> pipeline.total(CounterType.QDISC_PACKETS, 0) >= expected && allDone(sockets) &&
-                received.get() + receiveDrops(pipeline) >= expected, pipeline, context);
+                received.get() + EndToEndSupport.rxDrops(pipeline, 1) >= expected, pipeline, context);
             final long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 
             long driverCompleted = 0;
@@ -178,7 +178,7 @@ class NoStrandedPacketsTest
             // The receiving side may drop (the loop's RX rings and the socket's ring overflow under this load:
             // the RX path is not back-pressured), but only counted: received + counted drops = sent, and what
             // arrived came once and in each producer's order.
-            final long receiveDrops = receiveDrops(pipeline);
+            final long receiveDrops = EndToEndSupport.rxDrops(pipeline, 1);
             System.out.println(name + ": received " + received.get() + ", counted receive drops " + receiveDrops);
             assertEquals(expected, received.get() + receiveDrops, context);
             assertTrue(received.get() > 0, context + ": the receiver's order was checked on something");
@@ -288,19 +288,6 @@ class NoStrandedPacketsTest
         });
     }
 
-    /** What port 1 dropped, counted: RX rings full (the device's rx_missed) and the pipeline's RX drops. */
-    private static long receiveDrops(final Pipeline pipeline)
-    {
-        long drops = pipeline.total(CounterType.RX_DROP_NO_SOCKET, 1) +
-            pipeline.total(CounterType.RX_DROP_MALFORMED, 1) +
-            pipeline.total(CounterType.RX_DROP_SOCKET_RING_FULL, 1) +
-            pipeline.total(CounterType.RX_DROP_UNSUPPORTED, 1);
-        for (int q = 0; q < pipeline.driver(1).rxQueueCount(); q++)
-        {
-            drops += pipeline.driver(1).stats(q).rxMissed() + pipeline.driver(1).stats(q).rxDropped();
-        }
-        return drops;
-    }
 
     private static boolean allDone(final UdpSocket[] sockets)
     {

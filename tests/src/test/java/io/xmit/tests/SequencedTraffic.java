@@ -7,7 +7,6 @@ import io.xmit.actors.ReceivedDatagram;
 import io.xmit.actors.SendResult;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
-import io.xmit.actors.stats.CounterType;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -229,16 +228,6 @@ final class SequencedTraffic
 
     long rxDrops()
     {
-        long drops = 0;
-        for (final CounterType type : List.of(CounterType.RX_DROP_MALFORMED, CounterType.RX_DROP_NO_SOCKET,
-            CounterType.RX_DROP_SOCKET_RING_FULL, CounterType.RX_DROP_UNSUPPORTED, CounterType.RX_DROP_FAILED))
-        {
-            drops += pipeline.total(type, 0);
-        }
-        for (int q = 0; q < pipeline.driver(0).rxQueueCount(); q++)
-        {
-            drops += pipeline.driver(0).stats(q).rxMissed() + pipeline.driver(0).stats(q).rxDropped();
-        }
-        return drops;
+        return EndToEndSupport.rxDrops(pipeline, 0);
     }
 }
