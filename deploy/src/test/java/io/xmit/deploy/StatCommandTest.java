@@ -12,6 +12,7 @@ import io.xmit.actors.XpsPreset;
 import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
+import io.xmit.pipeline.testing.Await;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.CountersReader;
@@ -25,6 +26,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -89,23 +91,27 @@ class StatCommandTest
             }
             send(payload, deadline);
         }
-        while (ECHOED.get() < target && System.nanoTime() < deadline)
-        {
-            Thread.sleep(1);
-        }
+        Await.exactly("every request echoed", target, ECHOED::get, remaining(deadline));
         assertEquals(target, ECHOED.get(), "every request echoed");
         // A qdisc counts a burst just after tx_burst, and the loop wire may carry its frames to an echo first; the
         // TX queues count completions as they reclaim them: both settle on every packet once the echoes are in.
         for (int port = 0; port < 2; port++)
         {
-            while ((pipeline.total(CounterType.QDISC_PACKETS, port) != target ||
-                pipeline.total(CounterType.TXQ_COMPLETED_PACKETS, port) != target) && System.nanoTime() < deadline)
-            {
-                Thread.sleep(1);
-            }
+            final int p = port;
+            Await.until("port " + port + " to count every request sent and done",
+                () -> pipeline.total(CounterType.QDISC_PACKETS, p) == target &&
+                    pipeline.total(CounterType.TXQ_COMPLETED_PACKETS, p) == target,
+                () -> "sent " + pipeline.total(CounterType.QDISC_PACKETS, p) + ", done " +
+                    pipeline.total(CounterType.TXQ_COMPLETED_PACKETS, p) + " of " + target, remaining(deadline));
             assertEquals(target, pipeline.total(CounterType.QDISC_PACKETS, port), "port " + port + " sent");
             assertEquals(target, pipeline.total(CounterType.TXQ_COMPLETED_PACKETS, port), "port " + port + " done");
         }
+    }
+
+    /** What is left of the one deadline {@link #echo} shares between its sends and its waits. */
+    private static Duration remaining(final long deadline)
+    {
+        return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
     }
 
     /** Sends {@code payload}, retrying only while back-pressured and only until {@code deadline}. */

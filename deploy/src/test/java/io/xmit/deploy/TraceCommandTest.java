@@ -1,19 +1,17 @@
 package io.xmit.deploy;
 
 import io.xmit.actors.trace.PcapngReader;
+import io.xmit.actors.trace.Tshark;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static io.xmit.deploy.RunCommandTest.xmit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -81,17 +79,14 @@ class TraceCommandTest
     @Test
     void tsharkReadsThePacketIdsThatPcapngReaderDoes() throws Exception
     {
-        Assumptions.assumeTrue(null != tshark(),
-            "tshark is not on the PATH (Debian package tshark; ./xmit test installs it when run as root)");
+        Tshark.assumeInstalled();
         final Path file = traced();
-        final Process process = new ProcessBuilder(tshark(), "-r", file.toString(), "-T", "fields", "-e",
-            "frame.packet_id").redirectErrorStream(true).start();
-        final String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(process.waitFor(30, TimeUnit.SECONDS));
-        assertEquals(0, process.exitValue(), out);
-        final List<String> ids = out.lines().filter(line -> !line.contains("Running as user")).toList();
-        assertEquals(PcapngReader.read(file).stream().map(packet -> Long.toUnsignedString(packet.packetId())).toList(), ids,
-            out);
+        final Tshark.Result result = Tshark.run(file, "-T", "fields", "-e", "frame.packet_id");
+        final String out = result.out() + " " + result.warnings();
+        assertEquals(0, result.exit(), out);
+        assertEquals(List.of(), result.warnings(), out);
+        assertEquals(PcapngReader.read(file).stream().map(packet -> Long.toUnsignedString(packet.packetId())).toList(),
+            result.out(), out);
     }
 
     @Test
@@ -106,17 +101,5 @@ class TraceCommandTest
         final Path notPcapng = dir.resolve("text.pcapng");
         Files.writeString(notPcapng, "not a capture, but long enough to hold a block header");
         assertEquals(Main.EXIT_FAILED, xmit("trace", "show", notPcapng.toString()).code());
-    }
-
-    private static String tshark()
-    {
-        for (final String path : System.getenv().getOrDefault("PATH", "").split(":"))
-        {
-            if (Files.isExecutable(Path.of(path, "tshark")))
-            {
-                return Path.of(path, "tshark").toString();
-            }
-        }
-        return null;
     }
 }

@@ -7,6 +7,7 @@ import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.stats.CounterType;
+import io.xmit.pipeline.testing.Await;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterAll;
@@ -14,7 +15,6 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -50,11 +50,7 @@ class EchoSmokeTest
                 // Retries only while back-pressured, for a bounded time.
                 EndToEndSupport.send(client, String.format("hello %04d", i).getBytes());
             }
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (received.size() < 100 && System.nanoTime() < deadline)
-            {
-                Thread.sleep(1);
-            }
+            Await.until("100 echoes", () -> received.size() >= 100, pipeline::counters);
             System.out.println(pipeline.counters());
             assertEquals(100, received.size());
             assertEquals("hello 0000", received.peek());

@@ -8,6 +8,8 @@ import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsPreset;
 import io.xmit.actors.stats.CounterType;
 
+import io.xmit.pipeline.testing.Await;
+
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.List;
@@ -16,7 +18,6 @@ import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
@@ -45,32 +46,19 @@ final class EndToEndSupport
             .build();
     }
 
-    /** Waits until {@code condition} holds, failing with {@code what} (and {@code state}) after {@link #WAIT_NANOS}. */
+    /** Waits until {@code condition} holds, failing with {@code what} and {@code state} after 10 s: {@link Await}. */
     static void await(final String what, final BooleanSupplier condition, final Supplier<Object> state)
     {
-        final long deadline = System.nanoTime() + WAIT_NANOS;
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() - deadline > 0)
-            {
-                fail("timed out waiting for " + what + "; state: " + state.get());
-            }
-            sleepBriefly();
-        }
+        Await.until(what, condition, state);
     }
 
     /**
-     * Waits until {@code value} reaches at least {@code expected} (bounded), then asserts it is exactly
-     * {@code expected}: a counter that overshoots is a failure, not a pass.
+     * Waits until {@code value} reaches {@code expected} (bounded), then requires it to be exactly {@code expected}:
+     * a counter that overshoots is a failure, not a pass. {@link Await#exactly}.
      */
     static void awaitExactly(final String what, final long expected, final LongSupplier value)
     {
-        final long deadline = System.nanoTime() + WAIT_NANOS;
-        while (value.getAsLong() < expected && System.nanoTime() - deadline < 0)
-        {
-            sleepBriefly();
-        }
-        assertEquals(expected, value.getAsLong(), what);
+        Await.exactly(what, expected, value);
     }
 
     /** Sends to {@code to}, retrying only while back-pressured; any other refusal fails the test. */
@@ -106,7 +94,6 @@ final class EndToEndSupport
         }
     }
 
-    /** The reply a request/response server in these tests gives: {@code "re:"} then the request reversed. */
     /**
      * What {@code port} dropped on receive, counted: every RX-queue drop reason and the device's missed and dropped
      * frames (its rings full). The one sum every end-to-end test uses, so no reason is left out of one of them.
@@ -126,6 +113,7 @@ final class EndToEndSupport
         return drops;
     }
 
+    /** The reply a request/response server in these tests gives: {@code "re:"} then the request reversed. */
     static byte[] transform(final byte[] request)
     {
         final byte[] reply = new byte[request.length + 3];
@@ -137,18 +125,5 @@ final class EndToEndSupport
             reply[3 + i] = request[request.length - 1 - i];
         }
         return reply;
-    }
-
-    private static void sleepBriefly()
-    {
-        try
-        {
-            Thread.sleep(1);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(ex);
-        }
     }
 }

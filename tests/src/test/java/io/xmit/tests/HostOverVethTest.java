@@ -12,6 +12,7 @@ import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsPreset;
 import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
+import io.xmit.pipeline.testing.Await;
 import io.xmit.transport.nic.NetNamespaces;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -32,7 +33,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -284,7 +284,7 @@ class HostOverVethTest
             assertEquals(flows * perFlow, receiveAll(channels, flows * perFlow));
             // The kernel may hold an echo before xmit's counters show the burst that sent it: wait for them.
             final long expected = flows * perFlow;
-            awaitAtLeast(expected, () ->
+            Await.exactly("echoes counted on the TX queues", expected, () ->
             {
                 long sum = 0;
                 for (int q = 0; q < QUEUES; q++)
@@ -337,7 +337,7 @@ class HostOverVethTest
             assertTrue(counter(CounterType.HOST_ARP_REQUESTS) > requests, "xmit asked who has 10.77.0.3");
             assertEquals(drops, counter(CounterType.NEIGH_DROP_HOLD_FULL) + counter(CounterType.NEIGH_DROP_UNRESOLVED));
             // The released frames complete like any other: the socket has nothing in flight once they left.
-            awaitAtLeast(frames, () -> frames - client.inFlight());
+            Await.exactly("frames the socket has no longer in flight", frames, () -> frames - client.inFlight());
         }
         finally
         {
@@ -405,7 +405,8 @@ class HostOverVethTest
             {
                 assertTrue(client.send(payload, 0, 16) > 0, "send " + i);
             }
-            awaitAtLeast(datagrams, () -> datagrams - client.inFlight());
+            Await.exactly("datagrams the socket has no longer in flight", datagrams,
+                () -> datagrams - client.inFlight());
             assertEquals(datagrams - 3, counter(CounterType.NEIGH_DROP_HOLD_FULL) - holdFull);
             assertEquals(3, counter(CounterType.NEIGH_DROP_UNRESOLVED) - unresolved);
             assertTrue(counter(CounterType.HOST_ARP_REQUESTS) - requests >= 3, "3 requests before giving up");
@@ -449,7 +450,8 @@ class HostOverVethTest
                     arrived.add(datagram.getInt(0));
                 }
             }
-            awaitAtLeast(datagrams, () -> datagrams - client.inFlight());
+            Await.exactly("datagrams the socket has no longer in flight", datagrams,
+                () -> datagrams - client.inFlight());
             datagram.clear();
             while (null != receivers.getFirst().receive(datagram))
             {
@@ -492,12 +494,13 @@ class HostOverVethTest
                 final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocate(16).putInt(0, 0).putInt(4, i));
                 assertTrue(client.send(payload, 0, 16) > 0, "send " + i);
             }
-            awaitAtLeast(restarts + 1, () -> pipeline.counter(CounterType.STAGE_RESTARTS, host));
+            Await.exactly("the host stage's restart", restarts + 1,
+                () -> pipeline.counter(CounterType.STAGE_RESTARTS, host));
             final long lost = counter(CounterType.NEIGH_DROP_FAILED) - holdFailed;
             assertEquals(1, lost + counter(CounterType.HOST_DROP_FAILED) - frameFailed, "one frame failed, once");
             assertEquals(frames - lost, receiveAll(receivers, (int)(frames - lost)));
             // The failed datagram released its socket as the sent ones did, and nothing else arrives.
-            awaitAtLeast(frames, () -> frames - client.inFlight());
+            Await.exactly("frames the socket has no longer in flight", frames, () -> frames - client.inFlight());
             assertNull(receivers.getFirst().receive(ByteBuffer.allocate(2048)), "a datagram sent twice");
         }
         finally
@@ -523,16 +526,6 @@ class HostOverVethTest
     {
         final CounterScope scope = CounterScope.txq(0, txq);
         return pipeline.counter(CounterType.QDISC_PACKETS, scope) - pipeline.counter(CounterType.HOST_TX, scope);
-    }
-
-    private static void awaitAtLeast(final long expected, final LongSupplier value) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + DEADLINE_NANOS;
-        while (value.getAsLong() < expected && System.nanoTime() < deadline)
-        {
-            Thread.sleep(1);
-        }
-        assertEquals(expected, value.getAsLong());
     }
 
     private static int receiveAll(final List<DatagramChannel> channels, final int expected) throws Exception

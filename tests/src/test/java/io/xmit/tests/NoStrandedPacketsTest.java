@@ -11,6 +11,7 @@ import io.xmit.actors.SendResult;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.stats.CounterType;
+import io.xmit.pipeline.testing.Await;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterAll;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -26,7 +28,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -148,8 +149,10 @@ class NoStrandedPacketsTest
             assertEquals(PACKETS, total, context);
             final long expected = total;
 
-            await(() -> pipeline.total(CounterType.QDISC_PACKETS, 0) >= expected && allDone(sockets) &&
-                received.get() + EndToEndSupport.rxDrops(pipeline, 1) >= expected, pipeline, context);
+            Await.until("no packets stranded (" + context + ")",
+                () -> pipeline.total(CounterType.QDISC_PACKETS, 0) >= expected && allDone(sockets) &&
+                    received.get() + EndToEndSupport.rxDrops(pipeline, 1) >= expected,
+                pipeline::counters, Duration.ofSeconds(20));
             final long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 
             long driverCompleted = 0;
@@ -299,20 +302,5 @@ class NoStrandedPacketsTest
             }
         }
         return true;
-    }
-
-    private static void await(final BooleanSupplier condition, final Pipeline pipeline, final String context)
-        throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() > deadline)
-            {
-                pipeline.counters().forEach((label, value) -> System.out.println(label + " = " + value));
-                throw new AssertionError("packets stranded (" + context + "), counters above");
-            }
-            Thread.sleep(1);
-        }
     }
 }

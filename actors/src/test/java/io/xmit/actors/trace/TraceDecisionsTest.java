@@ -10,6 +10,7 @@ import io.xmit.actors.XpsPreset;
 import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.trace.TraceFiles.Packet;
+import io.xmit.pipeline.testing.Await;
 import io.xmit.transport.nic.NicFault;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -20,10 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -88,7 +86,7 @@ class TraceDecisionsTest
             {
                 BoundedSend.send(clients[i % clients.length], payload, 0, 16);
             }
-            await(() -> received.get() == PACKETS &&
+            Await.until("every packet received and completed", () -> received.get() == PACKETS &&
                 pipeline.total(CounterType.TXQ_COMPLETED_PACKETS, 1) == PACKETS, () -> received + " received, " +
                 pipeline.counters());
             pipeline.tracer().flush();
@@ -147,16 +145,5 @@ class TraceDecisionsTest
     {
         Tshark.assumeInstalled();
         TraceFiles.assertTsharkReadsAsTheReaderDoes(recorded().file());
-    }
-
-    private static void await(final BooleanSupplier condition, final Supplier<String> state)
-        throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean())
-        {
-            assertTrue(System.nanoTime() < deadline, state);
-            Thread.sleep(1);
-        }
     }
 }

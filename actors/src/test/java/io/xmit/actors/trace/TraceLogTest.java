@@ -10,6 +10,7 @@ import io.xmit.actors.Pipeline;
 import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
+import io.xmit.pipeline.testing.Await;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterAll;
@@ -17,7 +18,6 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -50,11 +50,8 @@ class TraceLogTest
             final UdpSocket sender = pipeline.openUdp(SocketOptions.udp4(7000).connect(Endpoint.of("10.0.0.2", 9000)));
             pipeline.trace(TraceSelector.parse("socket=" + sender.id()));
             BoundedSend.send(sender, new UnsafeBuffer(new byte[8]), 0, 8);
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while ((received.get() < 1 || sender.inFlight() > 0) && System.nanoTime() < deadline)
-            {
-                Thread.sleep(1);
-            }
+            Await.until("the datagram received and the sender with nothing in flight",
+                () -> received.get() >= 1 && sender.inFlight() == 0, pipeline::counters);
             pipeline.tracer().flush();
             final List<String> messages = lines.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
             assertEquals(List.of("send", "burst", "complete"), messages.stream()

@@ -10,6 +10,7 @@ import io.xmit.actors.XpsPreset;
 import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.trace.TraceFiles.Packet;
+import io.xmit.pipeline.testing.Await;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterAll;
@@ -22,7 +23,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -162,11 +162,8 @@ class TracePipelineTest
                 BoundedSend.send(client, payload, 0, 32);
             }
         }
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while ((replies.get() < expected || !completed(pipeline)) && System.nanoTime() < deadline)
-        {
-            Thread.sleep(1);
-        }
+        Await.exactly("replies", expected, replies::get);
+        Await.until("every packet sent completed by the device", () -> completed(pipeline), pipeline::counters);
         assertEquals(expected, replies.get(), "replies");
         assertTrue(completed(pipeline), "every packet sent was completed by the device");
     }

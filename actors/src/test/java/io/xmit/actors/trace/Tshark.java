@@ -13,14 +13,16 @@ import java.util.concurrent.TimeUnit;
 /**
  * Runs tshark on a file, as an extra check that another tool reads xmit's pcapng files as {@link PcapngReader} does
  * (the trace tests' own checks read the files with that reader). Only the tests of that check need tshark; they skip,
- * saying why, where it is not installed (./xmit test installs it when run as root, as in CI).
+ * saying why, where it is not installed (./xmit test installs it when run as root, as in CI). Public, in the actors
+ * test-jar, so deploy's trace tests use the same lookup and the same filtering of the root notice.
  */
-final class Tshark
+public final class Tshark
 {
     /** What tshark prints to stderr as root, which is not about the file. */
     private static final String ROOT_NOTICE = "Running as user \"root\"";
 
-    record Result(int exit, List<String> out, List<String> warnings)
+    /** tshark's exit code, its stdout lines, and its stderr lines other than the root notice. */
+    public record Result(int exit, List<String> out, List<String> warnings)
     {
     }
 
@@ -28,13 +30,13 @@ final class Tshark
     {
     }
 
-    static void assumeInstalled()
+    public static void assumeInstalled()
     {
         Assumptions.assumeTrue(null != find(),
             "tshark is not on the PATH (Debian package tshark; ./xmit test installs it when run as root)");
     }
 
-    static Result run(final Path file, final String... args) throws IOException, InterruptedException
+    public static Result run(final Path file, final String... args) throws IOException, InterruptedException
     {
         final List<String> command = new ArrayList<>(List.of(find(), "-r", file.toString()));
         command.addAll(List.of(args));

@@ -1,7 +1,9 @@
 package io.xmit.deploy.bench;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import io.xmit.pipeline.testing.Await;
 import io.xmit.transport.nic.QueueStats;
 import org.junit.jupiter.api.Test;
 
@@ -70,14 +72,10 @@ class NaivePipelineTest
         }
     }
 
+    /** Waits until {@code variant} delivered {@code packets}, exactly ({@link Await#exactly}), within 8 s. */
     static void awaitDelivered(final TxVariant variant, final long packets)
     {
-        final long deadline = System.nanoTime() + WAIT_NANOS;
-        while (variant.delivered() < packets && System.nanoTime() < deadline)
-        {
-            Thread.onSpinWait();
-        }
-        assertEquals(packets, variant.delivered(), variant.name() + " delivered within " + WAIT_NANOS + " ns");
+        Await.exactly(variant.name() + " delivered", packets, variant::delivered, Duration.ofNanos(WAIT_NANOS));
     }
 
     private static long liveThreads(final String prefix)

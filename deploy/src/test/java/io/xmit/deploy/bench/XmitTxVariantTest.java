@@ -1,9 +1,11 @@
 package io.xmit.deploy.bench;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
+import io.xmit.pipeline.testing.Await;
 import io.xmit.transport.nic.QueueStats;
 import io.xmit.actors.trace.TraceConfig;
 
@@ -37,11 +39,7 @@ class XmitTxVariantTest
         {
             variant.start();
             final long expected = XmitTxVariant.CPUS * PACKETS_PER_QUEUE;
-            final long deadline = System.nanoTime() + WAIT_NANOS;
-            while (variant.delivered() < expected && System.nanoTime() < deadline)
-            {
-                Thread.sleep(1);
-            }
+            Await.exactly("completions", expected, variant::delivered, Duration.ofNanos(WAIT_NANOS));
             assertEquals(expected, variant.delivered(), "completions within " + WAIT_NANOS + " ns");
         }
         assertTrue(variant.isTerminated());

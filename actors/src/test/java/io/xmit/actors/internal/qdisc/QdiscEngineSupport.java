@@ -15,6 +15,7 @@ import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.pipeline.flow.FlowHasher;
 import io.xmit.pipeline.flow.FlowKey;
+import io.xmit.pipeline.testing.Await;
 import io.xmit.pipeline.txq.ByteQueueLimits;
 import io.xmit.pipeline.txq.TxQueueState;
 import io.xmit.pipeline.xps.QueueMap;
@@ -106,7 +107,7 @@ final class QdiscEngineSupport implements AutoCloseable
             new PacketPublication[]{publication}, FlowHasher.random(), driver.maxFrame(), QueueMap.create(1, 1, 1),
             new SendGate(), null);
         burst = new RxBurst(receiver.ringSize());
-        awaitTrue("the qdisc ring's subscription to connect", subscription::isConnected);
+        Await.until("the qdisc ring's subscription to connect", subscription::isConnected, () -> subscription);
     }
 
     static PipelineConfig config(final String device, final int quota, final int bulkLimit, final int bandLimit,
@@ -188,19 +189,6 @@ final class QdiscEngineSupport implements AutoCloseable
     long counter(final CounterType type)
     {
         return counters.value(type, SCOPE);
-    }
-
-    static void awaitTrue(final String what, final BooleanSupplier condition)
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() > deadline)
-            {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.onSpinWait();
-        }
     }
 
     @Override
