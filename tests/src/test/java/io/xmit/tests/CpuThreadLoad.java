@@ -6,11 +6,12 @@ import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.cpu.CpuThread;
 import io.xmit.actors.stats.CounterType;
+import io.xmit.pipeline.testing.Await;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.lang.management.ManagementFactory;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -96,12 +97,9 @@ public final class CpuThreadLoad
             }
         }
         final long total = alreadySent + count;
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (pipeline.total(CounterType.QDISC_PACKETS, 0) != total || inFlight(senders))
-        {
-            assertTrue(System.nanoTime() < deadline, "the pipeline did not send everything in time");
-            Thread.sleep(1);
-        }
+        Await.until("the pipeline to send and complete everything",
+            () -> pipeline.total(CounterType.QDISC_PACKETS, 0) == total && !inFlight(senders),
+            () -> pipeline.total(CounterType.QDISC_PACKETS, 0) + " of " + total + " sent", Duration.ofSeconds(20));
         return total;
     }
 

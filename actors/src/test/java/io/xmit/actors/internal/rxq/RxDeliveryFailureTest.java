@@ -12,6 +12,7 @@ import io.xmit.pipeline.flow.FlowHasher;
 import io.xmit.pipeline.flow.FlowKey;
 import io.xmit.pipeline.frame.UdpFrameWriter;
 import io.xmit.pipeline.qdisc.DescriptorBatch;
+import io.xmit.pipeline.testing.Await;
 import io.xmit.pipeline.xps.QueueMap;
 import io.xmit.transport.nic.NicDevice;
 import io.xmit.transport.nic.NicDriver;
@@ -30,7 +31,6 @@ import org.junit.jupiter.api.Timeout;
 
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -69,7 +69,8 @@ class RxDeliveryFailureTest
             final RingDoorbell doorbell = new RingDoorbell(() -> { });
             final PacketPublication goodRing = rings.addPublication(STREAM, doorbell);
             final PacketSubscription goodSubscription = rings.addSubscription(STREAM, doorbell);
-            awaitConnected(goodSubscription);
+            Await.until("the socket ring's subscription to connect", goodSubscription::isConnected,
+                () -> goodSubscription);
             final PortContext context = new PortContext(1, PortAddress.defaultFor(1, 2),
                 new PacketPublication[]{goodRing}, FlowHasher.random(), receiver.maxFrame(), QueueMap.create(1, 1, 1),
                 new SendGate(), null);
@@ -146,15 +147,5 @@ class RxDeliveryFailureTest
     private static long counter(final CountersFile counters, final CounterType type)
     {
         return counters.value(type, CounterScope.rxq(1, 0));
-    }
-
-    private static void awaitConnected(final PacketSubscription subscription)
-    {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!subscription.isConnected())
-        {
-            assertTrue(System.nanoTime() < deadline, "the socket ring's subscription to connect");
-            Thread.onSpinWait();
-        }
     }
 }
