@@ -1,11 +1,15 @@
 package io.xmit.actors.stats;
 
+import io.xmit.actors.stats.CounterScope.Side;
+import io.xmit.actors.stats.CounterScope.Stage;
+import io.xmit.transport.nic.ThreadCapabilities;
+
+import org.agrona.concurrent.status.AtomicCounter;
+import org.agrona.concurrent.status.CountersReader;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
 import java.io.IOException;
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemorySegment;
-import java.lang.invoke.MethodHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -17,15 +21,6 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import io.xmit.actors.stats.CounterScope.Side;
-import io.xmit.actors.stats.CounterScope.Stage;
-import org.agrona.concurrent.status.AtomicCounter;
-import org.agrona.concurrent.status.CountersReader;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -39,10 +34,6 @@ class CountersFileTest
     /** Above Linux's largest pid_max (2^22), so no process can have it. */
     private static final long DEAD_PID = 999_999_999L;
 
-    private static final int CAPABILITY_VERSION_3 = 0x20080522;
-    private static final int CAP_DAC_OVERRIDE = 1;
-    private static final int CAP_DAC_READ_SEARCH = 2;
-    private static final int CAP_FOWNER = 3;
 
     @TempDir
     Path directory;
@@ -275,7 +266,8 @@ class CountersFileTest
         {
             try
             {
-                dropFileCapabilities();
+                ThreadCapabilities.drop(true, ThreadCapabilities.CAP_DAC_OVERRIDE,
+                    ThreadCapabilities.CAP_DAC_READ_SEARCH, ThreadCapabilities.CAP_FOWNER);
             }
             catch (final Exception | Error ex)
             {
@@ -303,33 +295,6 @@ class CountersFileTest
                 throw cause;
             }
             throw ex;
-        }
-    }
-
-    private static void dropFileCapabilities() throws Throwable
-    {
-        final Linker linker = Linker.nativeLinker();
-        final FunctionDescriptor descriptor = FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS);
-        final MethodHandle capget = linker.downcallHandle(linker.defaultLookup().findOrThrow("capget"), descriptor);
-        final MethodHandle capset = linker.downcallHandle(linker.defaultLookup().findOrThrow("capset"), descriptor);
-        try (Arena arena = Arena.ofConfined())
-        {
-            final MemorySegment header = arena.allocate(8, 4);
-            header.set(JAVA_INT, 0, CAPABILITY_VERSION_3);
-            header.set(JAVA_INT, 4, 0);
-            // Two {effective, permitted, inheritable} triples: capabilities 0..31, then 32..63.
-            final MemorySegment data = arena.allocate(24, 4);
-            if ((int)capget.invokeExact(header, data) != 0)
-            {
-                throw new IOException("capget failed");
-            }
-            final int fileCapabilities = (1 << CAP_DAC_OVERRIDE) | (1 << CAP_DAC_READ_SEARCH) | (1 << CAP_FOWNER);
-            data.set(JAVA_INT, 0, data.get(JAVA_INT, 0) & ~fileCapabilities);
-            data.set(JAVA_INT, 4, data.get(JAVA_INT, 4) & ~fileCapabilities);
-            if ((int)capset.invokeExact(header, data) != 0)
-            {
-                throw new IOException("capset failed");
-            }
         }
     }
 

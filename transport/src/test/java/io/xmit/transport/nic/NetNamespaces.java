@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -32,16 +31,12 @@ public final class NetNamespaces
     private static final int O_RDONLY = 0;
     private static final int O_CLOEXEC = 0x80000;
     private static final int CLONE_NEWNET = 0x40000000;
-    private static final int CAPABILITY_VERSION_3 = 0x20080522;
-    private static final int CAP_NET_RAW = 13;
     private static final long WORK_SECONDS = 30;
 
     private static final Linker LINKER = Linker.nativeLinker();
     private static final MethodHandle OPEN = libc("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     private static final MethodHandle CLOSE = libc("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     private static final MethodHandle SETNS = libc("setns", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-    private static final MethodHandle CAPGET = libc("capget", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    private static final MethodHandle CAPSET = libc("capset", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
 
     private NetNamespaces()
     {
@@ -193,7 +188,7 @@ public final class NetNamespaces
         return onThread(() ->
         {
             natively(() -> enter(name));
-            natively(NetNamespaces::dropNetRaw);
+            natively(() -> ThreadCapabilities.drop(false, ThreadCapabilities.CAP_NET_RAW));
             return work.call();
         });
     }
@@ -270,24 +265,4 @@ public final class NetNamespaces
         }
     }
 
-    /** Clears CAP_NET_RAW from this thread's effective set (capabilities are per thread in Linux). */
-    private static void dropNetRaw() throws Throwable
-    {
-        try (Arena arena = Arena.ofConfined())
-        {
-            final MemorySegment header = arena.allocate(8, 4);
-            header.set(JAVA_INT, 0, CAPABILITY_VERSION_3);
-            header.set(JAVA_INT, 4, 0);
-            final MemorySegment data = arena.allocate(24, 4);
-            if ((int)CAPGET.invokeExact(header, data) != 0)
-            {
-                throw new IOException("capget failed");
-            }
-            data.set(JAVA_INT, 0, data.get(JAVA_INT, 0) & ~(1 << CAP_NET_RAW));
-            if ((int)CAPSET.invokeExact(header, data) != 0)
-            {
-                throw new IOException("capset failed");
-            }
-        }
-    }
 }
