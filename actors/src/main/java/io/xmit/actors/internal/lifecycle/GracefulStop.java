@@ -160,9 +160,7 @@ public final class GracefulStop
     private RuntimeException release(final RuntimeException earlier)
     {
         RuntimeException failure = earlier;
-        // The tracer drains its ring and completes its file before the counters it reports from go.
-        for (final AutoCloseable resource : List.<AutoCloseable>of(parts.device(), parts.rings(), parts.tracer(),
-            parts.counters()))
+        for (final AutoCloseable resource : parts.resources())
         {
             try
             {

@@ -105,8 +105,9 @@ public final class PipelineAssembly
      */
     public static void release(final PipelineParts parts, final RuntimeException failure)
     {
-        releaseAll(List.of(parts.counters(), parts.device(), parts.rings(), parts.tracer(),
-            () -> ControlCalls.stopGuardian(parts.guardian(), parts.terminated())), failure);
+        final List<AutoCloseable> made = new ArrayList<>(parts.resources().reversed());
+        made.add(() -> ControlCalls.stopGuardian(parts.guardian(), parts.terminated()));
+        releaseAll(made, failure);
     }
 
     /** Closes {@code made} last first, each even if another failed; what fails is added to {@code failure}. */

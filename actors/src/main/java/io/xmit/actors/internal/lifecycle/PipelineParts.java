@@ -46,6 +46,15 @@ public record PipelineParts(
     ActorRef<PipelineGuardian.Command> guardian,
     CompletableFuture<Throwable> terminated)
 {
+    /**
+     * What a stop (or a start that fails) releases, in the order it does: the tracer drains its ring and completes
+     * its file before the counters it reports from go.
+     */
+    public List<AutoCloseable> resources()
+    {
+        return List.of(device, rings, tracer, counters);
+    }
+
     /** The context of {@code port}, or an {@link IllegalArgumentException} naming a port the device does not have. */
     public PortContext port(final int port)
     {
