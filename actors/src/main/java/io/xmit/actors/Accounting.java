@@ -63,6 +63,7 @@ public record Accounting(long accepted, List<QueueBooks> queues)
         final Map<String, Long> drops = new LinkedHashMap<>();
         add(drops, "qdisc_drop_overflow", queues.stream().mapToLong(QueueBooks::dropOverflow).sum());
         add(drops, "qdisc_drop_oversize", queues.stream().mapToLong(QueueBooks::dropOversize).sum());
+        add(drops, "qdisc_drop_driver_error", queues.stream().mapToLong(QueueBooks::dropDriverError).sum());
         add(drops, "qdisc_drop_shutdown", queues.stream().mapToLong(QueueBooks::dropStopQueued).sum());
         add(drops, "txq_drop_shutdown", queues.stream().mapToLong(QueueBooks::dropStopInDriver).sum());
         return drops;

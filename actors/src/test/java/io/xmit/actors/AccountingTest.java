@@ -15,14 +15,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class AccountingTest
 {
-    /** Balanced with something in every term: 100 = 90 + 4 + 3 + 2 + 1 taken; 90 = 80 + 7 + 3 sent. */
-    private static final QueueBooks BUSY = new QueueBooks(1, 2, 100, 90, 80, 7, 4, 3, 2, 1, 3, 0);
+    /** Balanced with something in every term: 105 = 90 + 4 + 3 + 2 + 5 + 1 taken; 90 = 80 + 7 + 3 sent. */
+    private static final QueueBooks BUSY = new QueueBooks(1, 2, 105, 90, 80, 7, 4, 3, 2, 5, 1, 3, 0);
 
     /** Balanced and at rest: 50 = 50 taken, 50 = 48 + 2 sent (two dropped in the driver at a stop). */
-    private static final QueueBooks AT_REST = new QueueBooks(1, 3, 50, 50, 48, 0, 0, 0, 0, 0, 2, 1);
+    private static final QueueBooks AT_REST = new QueueBooks(1, 3, 50, 50, 48, 0, 0, 0, 0, 0, 0, 2, 1);
 
-    /** Taken by the two queues (150), and five more accepted still in the rings. */
-    private static final long ACCEPTED = 155;
+    /** Taken by the two queues (155), and five more accepted still in the rings. */
+    private static final long ACCEPTED = 160;
 
     @Test
     void booksInFlightBalanceAndMakeTheIdentity()
@@ -37,12 +37,13 @@ class AccountingTest
         assertEquals(7, books.inDriver());
         assertEquals(16, books.inFlight());
         assertEquals(128, books.transmitted());
-        assertEquals(11, books.dropped());
+        assertEquals(16, books.dropped());
         assertEquals(ACCEPTED, books.transmitted() + books.inFlight() + books.dropped(), books.line());
-        assertEquals(Map.of("qdisc_drop_overflow", 3L, "qdisc_drop_oversize", 2L, "qdisc_drop_shutdown", 1L,
-            "txq_drop_shutdown", 5L), books.dropsByReason());
-        assertEquals("accepted 155 = transmitted 128 + in flight 16 (rings 5, backlogs 4, driver 7) + dropped 11 " +
-            "(qdisc_drop_overflow=3, qdisc_drop_oversize=2, qdisc_drop_shutdown=1, txq_drop_shutdown=5): balanced",
+        assertEquals(Map.of("qdisc_drop_overflow", 3L, "qdisc_drop_oversize", 2L, "qdisc_drop_driver_error", 5L,
+            "qdisc_drop_shutdown", 1L, "txq_drop_shutdown", 5L), books.dropsByReason());
+        assertEquals("accepted 160 = transmitted 128 + in flight 16 (rings 5, backlogs 4, driver 7) + dropped 16 " +
+            "(qdisc_drop_overflow=3, qdisc_drop_oversize=2, qdisc_drop_driver_error=5, qdisc_drop_shutdown=1, " +
+            "txq_drop_shutdown=5): balanced",
             books.line());
     }
 
@@ -75,7 +76,7 @@ class AccountingTest
         final Accounting books = new Accounting(49, List.of(AT_REST));
         assertEquals(-1, books.inRings());
         assertNotBalanced(books, "accepted one short");
-        final Accounting busy = new Accounting(149, List.of(BUSY, AT_REST));
+        final Accounting busy = new Accounting(154, List.of(BUSY, AT_REST));
         assertNotBalanced(busy, "accepted one short, in flight");
     }
 
@@ -84,7 +85,7 @@ class AccountingTest
     void booksOffByOneInAnyTermDoNotBalance()
     {
         final List<String> terms = List.of("taken", "sent", "completed", "inDriver", "backlog", "dropOverflow",
-            "dropOversize", "dropStopQueued", "dropStopInDriver");
+            "dropOversize", "dropDriverError", "dropStopQueued", "dropStopInDriver");
         for (int term = 0; term < terms.size(); term++)
         {
             for (final long delta : new long[] {1, -1})
@@ -117,9 +118,9 @@ class AccountingTest
     private static QueueBooks offBy(final QueueBooks b, final int term, final long delta)
     {
         final long[] v = {b.taken(), b.sent(), b.completed(), b.inDriver(), b.backlog(), b.dropOverflow(),
-            b.dropOversize(), b.dropStopQueued(), b.dropStopInDriver()};
+            b.dropOversize(), b.dropDriverError(), b.dropStopQueued(), b.dropStopInDriver()};
         v[term] += delta;
-        return new QueueBooks(b.port(), b.txq(), v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8],
+        return new QueueBooks(b.port(), b.txq(), v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9],
             b.watchdogResets());
     }
 }

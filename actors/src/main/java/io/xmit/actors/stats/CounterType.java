@@ -43,6 +43,8 @@ public enum CounterType
     QDISC_RING_TAKEN(1117, "qdisc_ring_taken", false),
     /** Packets a graceful stop could not send by its deadline (left in the ring, the backlog or the driver). */
     QDISC_DROP_SHUTDOWN(1118, "qdisc_drop_shutdown", false),
+    /** Packets of a {@code tx_burst} that failed (a negative errno): the driver consumed them (§4.5). */
+    QDISC_DROP_DRIVER_ERROR(1119, "qdisc_drop_driver_error", false),
 
     TXQ_COMPLETED_PACKETS(1200, "txq_completed_packets", false),
     TXQ_COMPLETED_BYTES(1201, "txq_completed_bytes", false),

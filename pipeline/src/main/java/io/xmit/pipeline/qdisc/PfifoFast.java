@@ -65,6 +65,8 @@ public final class PfifoFast implements Qdisc
     private int requeueHead;
     private int requeueCount;
     private int requeueRun;
+    /** The bands the bulk dequeue in progress may take from: 0 up to, not including, this. */
+    private int dequeueBands = BANDS;
 
     public PfifoFast()
     {
@@ -207,7 +209,24 @@ public final class PfifoFast implements Qdisc
     @Override
     public int dequeueBulk(final DescriptorBatch batch, final int maxPackets, final int byteBudget)
     {
+        return dequeueBulk(batch, maxPackets, byteBudget, BANDS - 1);
+    }
+
+    /**
+     * {@link #dequeueBulk(DescriptorBatch, int, int)} from the requeue list and bands {@code 0..lastBand} only: the
+     * caller knows of packets of band {@code lastBand} that are queued outside this qdisc (in a sender's ring, not
+     * yet copied in), which every packet of a lower-priority band must wait for (§4.2).
+     *
+     * @throws IllegalArgumentException if {@code lastBand} is not a band, or as the three-argument form.
+     */
+    public int dequeueBulk(final DescriptorBatch batch, final int maxPackets, final int byteBudget, final int lastBand)
+    {
+        if (lastBand < 0 || lastBand >= BANDS)
+        {
+            throw new IllegalArgumentException("lastBand " + lastBand + " is not in 0.." + (BANDS - 1));
+        }
         checkOwner(batch);
+        dequeueBands = lastBand + 1;
         requeueRun = 0;
         if (maxPackets < 1 || 0 == batch.remaining())
         {
@@ -307,6 +326,34 @@ public final class PfifoFast implements Qdisc
 
         batch.completed();
         requeueRun = requeued;
+    }
+
+    /**
+     * The driver failed the whole batch (§4.5: an error return consumes the packets, only "busy" requeues): each
+     * packet is counted as dropped, bypassed ({@link DescriptorBatch#EXTERNAL}) ones in bstats first as
+     * {@link #complete} counts them, and the batch's slots are freed; nothing is requeued.
+     *
+     * @throws IllegalArgumentException if the batch holds another qdisc's slots.
+     */
+    public void discard(final DescriptorBatch batch)
+    {
+        checkOwner(batch);
+        final int size = batch.size();
+        for (int i = 0; i < size; i++)
+        {
+            final int slot = batch.slot(i);
+            if (DescriptorBatch.EXTERNAL == slot)
+            {
+                countBypassed(batch.length(i));
+            }
+            else
+            {
+                freeSlots[freeCount++] = slot;
+            }
+        }
+        stats.drops += size;
+        batch.completed();
+        requeueRun = 0;
     }
 
     /**
@@ -430,7 +477,7 @@ public final class PfifoFast implements Qdisc
 
     private int firstNonEmptyBand()
     {
-        for (int band = 0; band < BANDS; band++)
+        for (int band = 0; band < dequeueBands; band++)
         {
             if (bandCount[band] > 0)
             {

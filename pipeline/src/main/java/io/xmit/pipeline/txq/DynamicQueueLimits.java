@@ -267,6 +267,12 @@ public final class DynamicQueueLimits
     }
 
     /** Total bytes ever completed, unsigned and wrapping. */
+    /** last_obj_cnt: the bytes of the last object queued, which the next completion's slack is measured against. */
+    public int lastObjCnt()
+    {
+        return (int)LAST_OBJ_CNT.getOpaque(this);
+    }
+
     public int numCompleted()
     {
         return numCompleted;

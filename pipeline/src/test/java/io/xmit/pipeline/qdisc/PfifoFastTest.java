@@ -584,4 +584,57 @@ class PfifoFastTest
         assertEquals(2, q.requeueLength());
         assertArrayEquals(new int[] { 10, 11, 7 }, drain(q));
     }
+
+    /** §4.2: a bulk bounded to bands 0..lastBand takes the requeue list, then those bands, and never a later band. */
+    @Test
+    void section4_2BulkDequeueStopsAtTheLastBandItMayTake()
+    {
+        final PfifoFast q = new PfifoFast(16, 64, 8);
+        assertEquals(NET_XMIT_SUCCESS, enqueue(q, 1, 64, BAND2));
+        assertEquals(NET_XMIT_SUCCESS, enqueue(q, 2, 64, BAND0));
+        assertEquals(NET_XMIT_SUCCESS, enqueue(q, 3, 64, BAND1));
+        final DescriptorBatch batch = new DescriptorBatch(8);
+        assertEquals(1, q.dequeueBulk(batch, 8, Integer.MAX_VALUE, 0));
+        assertArrayEquals(new int[] {2}, ids(batch));
+        q.complete(batch, 1);
+        assertEquals(1, q.dequeueBulk(batch, 8, Integer.MAX_VALUE, 1));
+        assertArrayEquals(new int[] {3}, ids(batch));
+        q.complete(batch, 0);
+        assertEquals(1, q.requeueLength());
+        assertEquals(1, q.dequeueBulk(batch, 8, Integer.MAX_VALUE, 0), "the requeue list, whatever its band");
+        assertArrayEquals(new int[] {3}, ids(batch));
+        q.complete(batch, 1);
+        assertEquals(0, q.dequeueBulk(batch, 8, Integer.MAX_VALUE, 1));
+        assertEquals(1, q.dequeueBulk(batch, 8, Integer.MAX_VALUE, 2));
+        assertArrayEquals(new int[] {1}, ids(batch));
+        q.complete(batch, 1);
+        assertTrue(q.isEmpty());
+        assertThrows(IllegalArgumentException.class, () -> q.dequeueBulk(batch, 8, Integer.MAX_VALUE, 3));
+        assertThrows(IllegalArgumentException.class, () -> q.dequeueBulk(batch, 8, Integer.MAX_VALUE, -1));
+    }
+
+    /** §4.5: a batch the driver failed is dropped whole: slots back in the free list, counted, nothing requeued. */
+    @Test
+    void section4_5DiscardDropsTheWholeBatchAndFreesItsSlots()
+    {
+        final PfifoFast q = new PfifoFast(4, 64, 0);
+        for (int id = 0; id < 4; id++)
+        {
+            assertEquals(NET_XMIT_SUCCESS, enqueue(q, id, 64, BAND1));
+        }
+        final int freeBefore = q.freeSlots();
+        final DescriptorBatch batch = new DescriptorBatch(8);
+        assertEquals(3, q.dequeueBulk(batch, 3, Integer.MAX_VALUE));
+        fill(9, 64);
+        final UnsafeBuffer external = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
+        external.putBytes(0, frame, 0, 64);
+        assertTrue(batch.addExternal(external.addressOffset(), 64, BAND1));
+        q.discard(batch);
+        assertTrue(batch.isEmpty());
+        assertEquals(freeBefore + 3, q.freeSlots());
+        assertEquals(4, q.stats().drops());
+        assertEquals(0, q.requeueLength());
+        assertEquals(1, q.qlen());
+        assertArrayEquals(new int[] {3}, drain(q));
+    }
 }

@@ -279,4 +279,46 @@ class DynamicQueueLimitsTest
         dql.minLimit(50);
         assertThrows(IllegalArgumentException.class, () -> dql.maxLimit(49));
     }
+
+    /**
+     * §6.4/§7.4: a driver tells BQL each packet of a burst ({@code netdev_tx_sent_queue} per skb), so the last object
+     * is one packet. The same five 1000-byte packets queued as one 5000-byte object leave a different slack and limit:
+     * the reason the qdisc engine feeds BQL per packet.
+     */
+    @Test
+    void section6_4FivePacketsQueuedOneByOneKeepTheLimitWhereOneBurstObjectDropsIt()
+    {
+        assertEquals(4000, limitAfterFiveByOneThousand(true));
+        assertEquals(0, limitAfterFiveByOneThousand(false));
+    }
+
+    private static int limitAfterFiveByOneThousand(final boolean perPacket)
+    {
+        final ManualClock time = new ManualClock(0);
+        final DynamicQueueLimits limits = new DynamicQueueLimits(time, HOLD);
+        limits.queued(1000);
+        limits.completed(1000);
+        limits.queued(3000);
+        limits.completed(3000);
+        assertEquals(4000, limits.limit());
+        if (perPacket)
+        {
+            for (int i = 0; i < 5; i++)
+            {
+                limits.queued(1000);
+            }
+        }
+        else
+        {
+            limits.queued(5000);
+        }
+        assertEquals(perPacket ? 1000 : 5000, limits.lastObjCnt());
+        limits.completed(500);
+        limits.queued(100);
+        limits.completed(4000);
+        time.set(HOLD + 1);
+        limits.queued(100);
+        limits.completed(100);
+        return limits.limit();
+    }
 }

@@ -515,7 +515,7 @@ public final class HostEngine implements NeighbourHandler, StageEngine
         final DirectBuffer buffer, final int offset, final int length, final int txq, final int socketId,
         final int priority)
     {
-        final PacketPublication txRing = port.qdiscRing(txq);
+        final PacketPublication txRing = port.qdiscRing(txq, priority);
         final long result = txRing.tryClaimRetrying(length, claim);
         if (result < 0)
         {

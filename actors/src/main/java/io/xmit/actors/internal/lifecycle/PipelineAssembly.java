@@ -31,12 +31,14 @@ import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.actors.trace.Tracer;
 import io.xmit.pipeline.flow.FlowHasher;
+import io.xmit.pipeline.qdisc.PfifoFast;
 import io.xmit.pipeline.txq.ByteQueueLimits;
 import io.xmit.pipeline.txq.TxQueueState;
 import io.xmit.transport.nic.NicDevice;
 import io.xmit.transport.nic.NicDriver;
 import io.xmit.transport.nic.NicSpec;
 import io.xmit.transport.ring.PacketPublication;
+import io.xmit.transport.ring.PacketSubscription;
 import io.xmit.transport.ring.RingDoorbell;
 import io.xmit.transport.ring.RingDutyCycle;
 import io.xmit.transport.ring.RingPoller;
@@ -190,8 +192,11 @@ public final class PipelineAssembly
             engines, sockets, gate, retiredSent, guardian, terminated);
     }
 
-    /** Each TX queue's ring (senders write, its qdisc reads), with the doorbell and wake-up of its qdisc actor. */
-    private record TxQueueRings(PacketPublication[] publications, RingDoorbell[] doorbells,
+    /**
+     * Each TX queue's rings, one per band (senders write, its qdisc reads), with the doorbell and wake-up of its qdisc
+     * actor, which the three rings share.
+     */
+    private record TxQueueRings(PacketPublication[][] publications, RingDoorbell[] doorbells,
         ActorWake<QdiscActor.Command>[] wakes)
     {
     }
@@ -199,13 +204,17 @@ public final class PipelineAssembly
     @SuppressWarnings("unchecked")
     private TxQueueRings txQueueRings(final int port, final int txCount)
     {
-        final TxQueueRings txRings = new TxQueueRings(new PacketPublication[txCount], new RingDoorbell[txCount],
-            new ActorWake[txCount]);
+        final TxQueueRings txRings = new TxQueueRings(new PacketPublication[txCount][PfifoFast.BANDS],
+            new RingDoorbell[txCount], new ActorWake[txCount]);
         for (int q = 0; q < txCount; q++)
         {
             txRings.wakes()[q] = new ActorWake<>(QdiscActor.Poll.INSTANCE);
             txRings.doorbells()[q] = new RingDoorbell(txRings.wakes()[q]);
-            txRings.publications()[q] = rings.addPublication(StreamIds.qdisc(port, q), txRings.doorbells()[q]);
+            for (int band = 0; band < PfifoFast.BANDS; band++)
+            {
+                txRings.publications()[q][band] =
+                    rings.addPublication(StreamIds.qdisc(port, q, band), txRings.doorbells()[q]);
+            }
         }
         return txRings;
     }
@@ -246,8 +255,12 @@ public final class PipelineAssembly
             final ActorWake<PollingActor.Poll> txqWake = new ActorWake<>(PollingActor.Poll.INSTANCE);
             final RingDoorbell txqDoorbell = new RingDoorbell(txqWake);
             final RingDoorbell qdiscDoorbell = txRings.doorbells()[q];
-            final QdiscEngine qdisc = new QdiscEngine(port, q, driver,
-                rings.addSubscription(StreamIds.qdisc(port, q), qdiscDoorbell), state, bql, inFlight, sockets, config,
+            final PacketSubscription[] bandRings = new PacketSubscription[PfifoFast.BANDS];
+            for (int band = 0; band < PfifoFast.BANDS; band++)
+            {
+                bandRings[band] = rings.addSubscription(StreamIds.qdisc(port, q, band), qdiscDoorbell);
+            }
+            final QdiscEngine qdisc = new QdiscEngine(port, q, driver, bandRings, state, bql, inFlight, sockets, config,
                 counters, txqDoorbell::ring);
             final TxQueueEngine txq = new TxQueueEngine(port, q, driver, state, bql, inFlight, sockets,
                 config.bulkLimit(), counters, qdiscDoorbell::ring, txqDoorbell::ring);

@@ -1,5 +1,7 @@
 package io.xmit.actors.internal.lifecycle;
 
+import io.xmit.pipeline.qdisc.PfifoFast;
+
 /** The Aeron stream id of each ring of a pipeline; the bases are far enough apart that no two rings share one. */
 final class StreamIds
 {
@@ -12,10 +14,10 @@ final class StreamIds
     {
     }
 
-    /** The ring senders write into for TX queue {@code txq} of {@code port}, read by its qdisc. */
-    static int qdisc(final int port, final int txq)
+    /** The ring senders write packets of {@code band} into for TX queue {@code txq} of {@code port}, read by its qdisc. */
+    static int qdisc(final int port, final int txq, final int band)
     {
-        return QDISC_BASE + port * 256 + txq;
+        return QDISC_BASE + (port * 256 + txq) * PfifoFast.BANDS + band;
     }
 
     /** The ring of frames for {@code port}'s host (ARP, ICMP) from its RX queues. */

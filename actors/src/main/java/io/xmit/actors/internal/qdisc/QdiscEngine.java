@@ -29,21 +29,31 @@ import org.agrona.concurrent.status.AtomicCounter;
 
 /**
  * The lockless qdisc of one TX queue (kernel-semantics §4–§6), as a single-writer duty cycle: it alone reads the
- * TX queue's many-producer ring and owns the pfifo_fast backlog, so there is no lock; the ring's doorbell carries the
+ * TX queue's many-producer rings and owns the pfifo_fast backlog, so there is no lock; the rings' doorbell carries the
  * MISSED rule (§5.5) instead of a seqlock.
+ * <p>
+ * A TX queue has one ring per band, as the kernel's lockless pfifo_fast has one ring per band (§4.2, §5.1): a sender
+ * writes into the ring of its packet's band. So a band that is full holds up only its own senders, and this engine
+ * can keep strict priority over everything queued, in the rings or in the backlog: a packet leaves only when no
+ * packet of a higher-priority band is waiting anywhere.
  * <p>
  * One {@link #poll()} is one turn, at most {@code quota} packets:
  * <ul>
- * <li><b>bypass</b> (§4.4): backlog empty and the TX queue awake → descriptors point straight into the ring and go
- * to the driver in one {@code tx_burst}, bulk bounded by {@code min(bulk-limit, BQL avail)} (§6.1); only what the
- * driver refuses is copied, into the requeue list (§4.6);</li>
- * <li><b>enqueue/dequeue</b>: a backlog exists → ring frames are copied into the pfifo_fast bands (so priorities
- * apply across old and new packets) and dequeued in bulk by band (§4.7, §6.1);</li>
+ * <li><b>bypass</b> (§4.4): backlog empty and the TX queue awake → the first band ring (band 0 first) that holds
+ * frames sends them straight to the driver, descriptors pointing into the ring, in one {@code tx_burst}, bulk bounded
+ * by {@code min(bulk-limit, BQL avail)} (§6.1); only what the driver refuses is copied, into the requeue list
+ * (§4.6). Every higher band's ring was empty when this one was chosen, so the burst is what pfifo_fast would have
+ * dequeued;</li>
+ * <li><b>enqueue/dequeue</b>: a backlog exists → the band rings are copied into their bands, band 0 first, and the
+ * backlog is dequeued in bulk by band (§4.7, §6.1), never past a band whose ring still holds frames;</li>
  * <li><b>stopped</b> TX queue (driver ring full, BQL over its limit, frozen) → ring frames move into the backlog
- * until it is full; then the overflow policy decides: stop reading the ring (back-pressure) or drop and count.</li>
+ * until their band is full; then the overflow policy decides for that band alone: stop reading its ring
+ * (back-pressure: its senders see {@code BACK_PRESSURED}) or drop and count.</li>
  * </ul>
  * Every packet accepted by the driver is appended, with its socket id, to the TX queue's {@link InFlightFifo}, and
- * BQL is told its bytes; a short {@code tx_burst} stops the queue and asks the TX queue actor to look for room.
+ * BQL is told its bytes packet by packet, with xmit_more for all but the burst's last (§6.4, §7.2); a short
+ * {@code tx_burst} (the driver is busy) stops the queue and asks the TX queue actor to look for room; a failed one
+ * (a negative errno) consumed the packets, which are dropped and counted (§4.5).
  * <p>
  * Over 500 lines on purpose: one turn and its three paths, read top to bottom; split, the single-writer ownership
  * of the backlog and the books would be spread over several files.
@@ -53,7 +63,7 @@ public final class QdiscEngine implements StageEngine
     private final int port;
     private final int txq;
     private final NicDriver driver;
-    private final PacketSubscription ring;
+    private final PacketSubscription[] rings;
     private final PfifoFast qdisc;
     private final TxQueueState state;
     private final ByteQueueLimits bql;
@@ -81,14 +91,23 @@ public final class QdiscEngine implements StageEngine
     private final AtomicCounter driverErrors;
     private final AtomicCounter ringTaken;
     private final AtomicCounter dropShutdown;
+    private final AtomicCounter dropDriverError;
     private final BulkHistogram bulkSizes;
     private final CrashSwitch crash;
 
     private final PacketPeekHandler bypassHandler = this::onBypassFrame;
     private final PacketPeekHandler enqueueHandler = this::onEnqueueFrame;
     private final PacketHandler dropFromRing = this::onDroppedFromRing;
+    /** The band ring of the open peek (or of the last one). */
+    private PacketSubscription peekRing;
+    /** Whether the open enqueue peek was ended by its handler (limit reached, or a full band under back-pressure). */
+    private boolean peekStopped;
     private int peekLimit;
     private int peekTaken;
+    /** What the last {@link #enqueueBand} took from its ring. */
+    private int enqueuedFromBand;
+    /** The last band the backlog may be dequeued from in this turn: see {@link #enqueueFromRings}. */
+    private int lastBand = PfifoFast.BANDS - 1;
     private int byteBudget;
     /** What the open peek is for: NO_PEEK between turns. */
     private int peekMode = NO_PEEK;
@@ -105,7 +124,7 @@ public final class QdiscEngine implements StageEngine
         final int port,
         final int txq,
         final NicDriver driver,
-        final PacketSubscription ring,
+        final PacketSubscription[] rings,
         final TxQueueState state,
         final ByteQueueLimits bql,
         final InFlightFifo inFlight,
@@ -117,7 +136,12 @@ public final class QdiscEngine implements StageEngine
         this.port = port;
         this.txq = txq;
         this.driver = driver;
-        this.ring = ring;
+        if (PfifoFast.BANDS != rings.length)
+        {
+            throw new IllegalArgumentException("txq " + txq + ": " + rings.length + " rings for " + PfifoFast.BANDS +
+                " bands");
+        }
+        this.rings = rings.clone();
         this.state = state;
         this.bql = bql;
         this.inFlight = inFlight;
@@ -146,6 +170,7 @@ public final class QdiscEngine implements StageEngine
         driverErrors = counters.allocate(CounterType.TXQ_DRIVER_ERRORS, scope);
         ringTaken = counters.allocate(CounterType.QDISC_RING_TAKEN, scope);
         dropShutdown = counters.allocate(CounterType.QDISC_DROP_SHUTDOWN, scope);
+        dropDriverError = counters.allocate(CounterType.QDISC_DROP_DRIVER_ERROR, scope);
         bulkSizes = new BulkHistogram(counters, scope);
         crash = new CrashSwitch("qdisc " + port + "/" + txq);
     }
@@ -167,7 +192,7 @@ public final class QdiscEngine implements StageEngine
             if (state.frozenOrStopped())
             {
                 // §4.7b: nothing leaves a stopped queue; new packets wait in the backlog, in band order.
-                work += enqueueFromRing(budget);
+                work += enqueueFromRings(budget);
                 break;
             }
             final int done;
@@ -179,8 +204,8 @@ public final class QdiscEngine implements StageEngine
             else
             {
                 // §4.8: the quota counts packets dequeued; moving ring frames into the bands is bounded by it too.
-                final int moved = enqueueFromRing(budget);
-                final int sent = sendBacklog(Math.min(budget, bulkLimit));
+                final int moved = enqueueFromRings(budget);
+                final int sent = sendBacklog(Math.min(budget, bulkLimit), lastBand);
                 done = moved + sent;
                 budget -= sent > 0 ? sent : moved;
             }
@@ -206,7 +231,12 @@ public final class QdiscEngine implements StageEngine
         return qdisc.qlen();
     }
 
-    /** bypassEligible (§4.4): straight from the ring to the driver, nothing copied unless refused. */
+    /**
+     * bypassEligible (§4.4): from the first band ring that holds frames straight to the driver, nothing copied unless
+     * refused; the rings of higher-priority bands were found empty first (§4.2).
+     *
+     * @return the packets that left the qdisc (sent, or dropped by a failed {@code tx_burst}).
+     */
     private int bypass(final int limit)
     {
         final int room = driverRoom();
@@ -214,18 +244,45 @@ public final class QdiscEngine implements StageEngine
         {
             return stopForRoom();
         }
-        peekLimit = Math.min(limit, room);
-        peekTaken = 0;
-        byteBudget = bql.avail();
-        peekMode = BYPASS_PEEK;
-        if (0 == ring.peek(bypassHandler))
+        for (int band = 0; band < PfifoFast.BANDS; band++)
         {
-            consumePeek();
-            return 0;
+            peekLimit = Math.min(limit, room);
+            peekTaken = 0;
+            byteBudget = bql.avail();
+            if (peek(band, BYPASS_PEEK, bypassHandler) > 0)
+            {
+                return transmit();
+            }
         }
-        final int size = batch.size();
-        transmit();
-        return size;
+        return 0;
+    }
+
+    /**
+     * Opens a peek on band {@code band}'s ring. An empty peek is closed at once, and tried again if it moved the ring
+     * on (padding at the end of a term): so 0 means the ring holds no committed frame.
+     *
+     * @return the frames taken into the peek, which stays open if there are any.
+     */
+    private int peek(final int band, final int mode, final PacketPeekHandler handler)
+    {
+        final PacketSubscription ring = rings[band];
+        peekRing = ring;
+        while (true)
+        {
+            final long before = ring.position();
+            peekMode = mode;
+            peekStopped = false;
+            final int taken = ring.peek(handler);
+            if (taken > 0)
+            {
+                return taken;
+            }
+            consumePeek();
+            if (ring.position() == before)
+            {
+                return 0;
+            }
+        }
     }
 
     /**
@@ -234,7 +291,7 @@ public final class QdiscEngine implements StageEngine
      */
     private void consumePeek()
     {
-        ring.consumePeeked();
+        peekRing.consumePeeked();
         ringTaken.getAndAddRelease(peekTaken);
         peekMode = NO_PEEK;
     }
@@ -250,16 +307,56 @@ public final class QdiscEngine implements StageEngine
         return peekTaken >= peekLimit || byteBudget <= 0 ? PacketPeekHandler.BREAK : PacketPeekHandler.CONTINUE;
     }
 
-    /** Copies ring frames into the bands, up to {@code limit}, while they fit; then applies the overflow policy. */
-    private int enqueueFromRing(final int limit)
+    /**
+     * Copies ring frames into their bands, band 0's ring first, up to {@code limit} in all, each band while it has
+     * room; then the overflow policy applies to that band alone. Sets {@link #lastBand} to the highest-priority band
+     * whose ring may still hold frames (one not read to its end), which the following dequeue must not pass.
+     *
+     * @return the frames taken from the rings.
+     */
+    private int enqueueFromRings(final int limit)
     {
-        peekLimit = limit;
-        peekTaken = 0;
-        peekMode = ENQUEUE_PEEK;
-        ring.peek(enqueueHandler);
-        final int taken = peekTaken;
-        consumePeek();
+        int taken = 0;
+        lastBand = PfifoFast.BANDS - 1;
+        for (int band = 0; band < PfifoFast.BANDS; band++)
+        {
+            if (taken == limit || !enqueueBand(band, limit - taken))
+            {
+                lastBand = band;
+                taken += enqueuedFromBand;
+                break;
+            }
+            taken += enqueuedFromBand;
+        }
         return taken;
+    }
+
+    /**
+     * Copies band {@code band}'s ring into the band, up to {@code limit} frames, into {@link #enqueuedFromBand}.
+     *
+     * @return true if the ring was read to its end (it held no further committed frame).
+     */
+    private boolean enqueueBand(final int band, final int limit)
+    {
+        enqueuedFromBand = 0;
+        while (enqueuedFromBand < limit)
+        {
+            peekLimit = limit - enqueuedFromBand;
+            peekTaken = 0;
+            final long before = rings[band].position();
+            final int taken = peek(band, ENQUEUE_PEEK, enqueueHandler);
+            enqueuedFromBand += peekTaken;
+            if (0 == taken)
+            {
+                return !peekStopped;
+            }
+            consumePeek();
+            if (peekStopped || rings[band].position() == before)
+            {
+                return !peekStopped;
+            }
+        }
+        return false;
     }
 
     private int onEnqueueFrame(
@@ -272,6 +369,8 @@ public final class QdiscEngine implements StageEngine
         {
             if (OverflowPolicy.BACKPRESSURE == overflow)
             {
+                // This band's senders wait (their ring fills, then BACK_PRESSURED); the other bands' rings go on.
+                peekStopped = true;
                 return PacketPeekHandler.ABORT;
             }
             dropOverflow.incrementRelease();
@@ -292,11 +391,21 @@ public final class QdiscEngine implements StageEngine
             sockets.packetCompleted(socketId);
         }
         peekTaken++;
-        return peekTaken >= peekLimit ? PacketPeekHandler.BREAK : PacketPeekHandler.CONTINUE;
+        if (peekTaken >= peekLimit)
+        {
+            peekStopped = true;
+            return PacketPeekHandler.BREAK;
+        }
+        return PacketPeekHandler.CONTINUE;
     }
 
-    /** qdisc_restart (§4.8): one bulk from the backlog, band order, bounded by BQL. */
-    private int sendBacklog(final int maxPackets)
+    /**
+     * qdisc_restart (§4.8): one bulk from the backlog, band order, bounded by BQL, from bands {@code 0..lastBand}: a
+     * lower-priority band waits while the ring of {@code lastBand} may still hold frames (§4.2).
+     *
+     * @return the packets that left the qdisc (sent, or dropped by a failed {@code tx_burst}).
+     */
+    private int sendBacklog(final int maxPackets, final int lastBand)
     {
         if (state.frozenOrStopped() || qdisc.isEmpty())
         {
@@ -307,57 +416,63 @@ public final class QdiscEngine implements StageEngine
         {
             return stopForRoom();
         }
-        final int size = qdisc.dequeueBulk(batch, Math.min(maxPackets, room), bql.avail());
-        if (0 == size)
+        if (0 == qdisc.dequeueBulk(batch, Math.min(maxPackets, room), bql.avail(), lastBand))
         {
             return 0;
         }
-        transmit();
-        return size;
+        return transmit();
     }
 
     /**
      * dev_hard_start_xmit + sch_direct_xmit for the batch (§4.5, §6.3): one {@code tx_burst}; the accepted packets
      * are in flight (BQL, the in-flight FIFO); the rest is requeued at the head (§4.6) and, if the driver's ring was
-     * full, the queue stops.
+     * full, the queue stops; if the call failed, the driver consumed the batch and it is dropped.
      *
-     * @return how many packets the driver accepted.
+     * @return the packets that left the qdisc: those the driver accepted, or the whole batch if the call failed.
      */
     private int transmit()
     {
+        final int size = batch.size();
         final int result = driver.txBurst(txq, batch);
         final int accepted = Math.max(result, 0);
         if (accepted > 0)
         {
             // At once, with nothing in between that can fail: the TX queue (on this CPU, but its own actor, which may
             // run while this one restarts) reclaims these packets, and must find them in flight.
-            int acceptedBytes = 0;
-            for (int i = 0; i < accepted; i++)
-            {
-                acceptedBytes += batch.length(i);
-            }
             if (!inFlight.append(batch, accepted))
             {
                 throw new IllegalStateException("txq " + txq + ": the driver accepted " + accepted + " packets with " +
                     inFlight.size() + " of its " + ringSize + " ring slots in flight");
             }
-            bql.sent(acceptedBytes);
+            // netdev_tx_sent_queue per packet, as a driver calls it per skb, xmit_more on all but the last (§6.4).
+            final int last = accepted - 1;
+            for (int i = 0; i < last; i++)
+            {
+                bql.sentMore(batch.length(i), true);
+            }
+            bql.sentMore(batch.length(last), false);
             state.txStarted(state.clock().nanoTime());
         }
         burstResult = result;
         crash.point("after tx_burst, before booking its result");
-        return book();
+        book();
+        return result < 0 ? size : accepted;
     }
 
     /**
-     * Books the last {@code tx_burst}'s result on the qdisc's side: counts it, requeues what the driver refused (and
-     * stops the queue if its ring was full), and ends a bypass peek.
+     * Books the last {@code tx_burst}'s result on the qdisc's side: counts it, requeues what the busy driver refused
+     * (and stops the queue), or drops the batch of a failed call, and ends a bypass peek.
      */
-    private int book()
+    private void book()
     {
         final int size = batch.size();
         final int result = burstResult;
         burstResult = NO_BURST;
+        if (result < 0)
+        {
+            dropFailedBurst(size);
+            return;
+        }
         final int accepted = Math.max(result, 0);
         if (accepted > 0)
         {
@@ -387,19 +502,11 @@ public final class QdiscEngine implements StageEngine
         }
         if (accepted < size)
         {
+            // NETDEV_TX_BUSY: the driver's ring is full: requeue, netif_tx_stop_queue, then make sure the TX queue
+            // looks for room, or a ring that emptied before the stop bit was set would leave the queue stopped for good.
             requeues.getAndAddRelease(size - accepted);
-            if (result < 0)
-            {
-                // A failed call (an injected -EIO, say): everything is requeued and retried on the next turn.
-                driverErrors.incrementRelease();
-            }
-            else
-            {
-                // The driver's ring is full: netif_tx_stop_queue, then make sure the TX queue looks for room, or a
-                // ring that emptied before the stop bit was set would leave the queue stopped for good.
-                state.stopQueue();
-                stops.incrementRelease();
-            }
+            state.stopQueue();
+            stops.incrementRelease();
         }
         if (BYPASS_PEEK == peekMode)
         {
@@ -408,7 +515,30 @@ public final class QdiscEngine implements StageEngine
             consumePeek();
         }
         wakeTxQueue.run();
-        return accepted;
+    }
+
+    /**
+     * A {@code tx_burst} that failed (a negative errno, none accepted) is complete, as for the kernel a driver's
+     * error return is (§4.5: only busy requeues): its packets are dropped, counted ({@code qdisc_drop_driver_error}),
+     * and released from their sockets; a bypass peek's ring space is released. The queue is not stopped.
+     */
+    private void dropFailedBurst(final int size)
+    {
+        driverErrors.incrementRelease();
+        if (batch.tracedCount() > 0)
+        {
+            trace.bursts(batch, 0);
+        }
+        for (int i = 0; i < size; i++)
+        {
+            sockets.packetCompleted(batch.tag(i));
+        }
+        dropDriverError.getAndAddRelease(size);
+        qdisc.discard(batch);
+        if (BYPASS_PEEK == peekMode)
+        {
+            consumePeek();
+        }
     }
 
     /**
@@ -475,12 +605,13 @@ public final class QdiscEngine implements StageEngine
     public QueueBooks books(final TxQueueEngine txq)
     {
         return new QueueBooks(port, this.txq, ringTaken.get(), packets.get(), txq.completedPackets(), txq.inDriver(),
-            qdisc.qlen(), dropOverflow.get(), dropOversize.get(), dropShutdown.get(), txq.droppedAtStop(),
+            qdisc.qlen(), dropOverflow.get(), dropOversize.get(), dropDriverError.get(), dropShutdown.get(),
+            txq.droppedAtStop(),
             txq.watchdogResets());
     }
 
     /**
-     * A graceful stop's last step for this queue, once its actors have stopped: what is still in the ring or the
+     * A graceful stop's last step for this queue, once its actors have stopped: what is still in the rings or the
      * backlog will not be sent; each is counted ({@code qdisc_drop_shutdown}) and its socket released.
      *
      * @return the packets dropped.
@@ -498,14 +629,17 @@ public final class QdiscEngine implements StageEngine
             qdisc.complete(batch, n);
             dropped += n;
         }
-        int taken;
-        do
+        for (final PacketSubscription ring : rings)
         {
-            taken = ring.poll(dropFromRing, Integer.MAX_VALUE);
-            dropped += taken;
-            ringTaken.getAndAddRelease(taken);
+            int taken;
+            do
+            {
+                taken = ring.poll(dropFromRing, Integer.MAX_VALUE);
+                dropped += taken;
+                ringTaken.getAndAddRelease(taken);
+            }
+            while (taken > 0);
         }
-        while (taken > 0);
         dropShutdown.getAndAddRelease(dropped);
         backlogGauge.setRelease(qdisc.qlen());
         return dropped;

@@ -286,7 +286,7 @@ public final class UdpSocketImpl implements UdpSocket
             backPressured.incrementRelease();
             return SendResult.BACK_PRESSURED;
         }
-        final PacketPublication ring = hold ? host.holdRing() : portContext.qdiscRing(txq);
+        final PacketPublication ring = hold ? host.holdRing() : portContext.qdiscRing(txq, priority);
 
         final long result = ring.tryClaimRetrying(frameLength, claim);
         if (result < 0)

@@ -4,18 +4,20 @@ import io.xmit.actors.PortAddress;
 import io.xmit.actors.internal.host.HostPath;
 import io.xmit.actors.internal.socket.SendGate;
 import io.xmit.pipeline.flow.FlowHasher;
+import io.xmit.pipeline.qdisc.PfifoFast;
 import io.xmit.pipeline.xps.QueueMap;
 import io.xmit.transport.ring.PacketPublication;
 
 /**
  * What every sender on one device port shares: the port's addresses, the current {@link QueueMap} snapshot (the
- * mapping actor's to write, the senders' to read with one volatile load), and the rings into each TX queue's qdisc.
+ * mapping actor's to write, the senders' to read with one volatile load), and the rings into each TX queue's qdisc:
+ * one per pfifo_fast band, as the kernel's lockless pfifo_fast keeps one ring per band (§4.2, §5.1).
  */
 public final class PortContext
 {
     private final int port;
     private final PortAddress address;
-    private final PacketPublication[] qdiscRings;
+    private final PacketPublication[][] qdiscRings;
     private final FlowHasher hasher;
     private final int maxFrame;
     private final SendGate gate;
@@ -26,7 +28,7 @@ public final class PortContext
     public PortContext(
         final int port,
         final PortAddress address,
-        final PacketPublication[] qdiscRings,
+        final PacketPublication[][] qdiscRings,
         final FlowHasher hasher,
         final int maxFrame,
         final QueueMap initial,
@@ -65,9 +67,10 @@ public final class PortContext
         queueMap = map;
     }
 
-    public PacketPublication qdiscRing(final int txq)
+    /** The ring a packet of {@code priority} enters TX queue {@code txq}'s qdisc by: its band's. */
+    public PacketPublication qdiscRing(final int txq, final int priority)
     {
-        return qdiscRings[txq];
+        return qdiscRings[txq][PfifoFast.prio2band(priority)];
     }
 
     public FlowHasher hasher()

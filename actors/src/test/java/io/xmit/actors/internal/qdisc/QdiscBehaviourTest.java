@@ -6,7 +6,6 @@ import io.xmit.actors.internal.socket.UdpSocketImpl;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.pipeline.qdisc.PfifoFast;
 import io.xmit.pipeline.txq.TxQueueState;
-import io.xmit.transport.nic.NicFault;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -333,16 +332,15 @@ class QdiscBehaviourTest
     }
 
     @Test
-    void section4_6AFullDriverRingStopsTheQueueAndFailedBurstsAreRequeued()
+    void section4_6AFullDriverRingStopsTheQueueAndTheTxQueueWakesIt()
     {
         // A 64-descriptor ring drained by a 20 kpps wire: the qdisc never hands the driver more than its ring's room,
-        // so the queue stops when the ring is full and the TX queue wakes it as completions free a bulk's room. Every
-        // 7th tx_burst fails (-EIO): its packets are requeued at the head and sent on a later turn, in order.
+        // so the queue stops when the ring is full and the TX queue wakes it as completions free a bulk's room.
+        // (A failed tx_burst, unlike a busy one, drops its packets: QdiscFidelityTest.)
         try (QdiscEngineSupport rig = rig("loop:tx=1,rx=1,ring=64,frame=2048,rate=20kpps", 64, 64, 1000,
             OverflowPolicy.BACKPRESSURE))
         {
             rig.bqlLimits(BIG_LIMIT, BIG_LIMIT);
-            rig.driver.fault(NicFault.TX_FAIL_EVERY, 0, 7);
             final UdpSocketImpl socket = rig.openSocket(0);
             final int count = 600;
             int sent = 0;
@@ -364,7 +362,6 @@ class QdiscBehaviourTest
             assertEquals(count, rig.receiver.stats(0).rxPackets());
             assertEquals(0, rig.receiver.stats(0).rxMissed());
             assertTrue(rig.counter(CounterType.TXQ_STOPS) > 0, "txq_stops");
-            assertTrue(rig.counter(CounterType.QDISC_REQUEUES) > 0, "qdisc_requeues");
             assertTrue(rig.counter(CounterType.TXQ_WAKES) > 0, "txq_wakes");
             assertEquals(0, rig.qdisc.backlog());
             System.out.println("full ring: stops=" + rig.counter(CounterType.TXQ_STOPS) + " requeues=" +

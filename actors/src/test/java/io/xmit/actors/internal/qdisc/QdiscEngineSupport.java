@@ -15,6 +15,7 @@ import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.pipeline.flow.FlowHasher;
 import io.xmit.pipeline.flow.FlowKey;
+import io.xmit.pipeline.qdisc.PfifoFast;
 import io.xmit.pipeline.testing.Await;
 import io.xmit.pipeline.txq.ByteQueueLimits;
 import io.xmit.pipeline.txq.TxQueueState;
@@ -62,8 +63,9 @@ final class QdiscEngineSupport implements AutoCloseable
     final NicDriver driver;
     final NicDriver receiver;
     final Rings rings;
-    final PacketPublication publication;
-    final PacketSubscription subscription;
+    /** The TX queue's rings, one per band. */
+    final PacketPublication[] publications = new PacketPublication[PfifoFast.BANDS];
+    final PacketSubscription[] subscriptions = new PacketSubscription[PfifoFast.BANDS];
     final TxQueueState state;
     final ByteQueueLimits bql;
     final InFlightFifo inFlight;
@@ -94,20 +96,26 @@ final class QdiscEngineSupport implements AutoCloseable
             .withIpcTermLength(1 << 19));
         // No actor: the test thread polls, so the doorbell's wake-up has nobody to wake.
         final RingDoorbell doorbell = new RingDoorbell(() -> {});
-        publication = rings.addPublication(STREAM, doorbell);
-        subscription = rings.addSubscription(STREAM, doorbell);
+        for (int band = 0; band < PfifoFast.BANDS; band++)
+        {
+            publications[band] = rings.addPublication(STREAM + band, doorbell);
+            subscriptions[band] = rings.addSubscription(STREAM + band, doorbell);
+        }
         state = new TxQueueState(System::nanoTime);
         bql = new ByteQueueLimits(state);
         inFlight = new InFlightFifo(driver.ringSize());
-        qdisc = new QdiscEngine(0, 0, driver, subscription, state, bql, inFlight, sockets, config, counters,
+        qdisc = new QdiscEngine(0, 0, driver, subscriptions, state, bql, inFlight, sockets, config, counters,
             () -> {});
         txq = new TxQueueEngine(0, 0, driver, state, bql, inFlight, sockets, config.bulkLimit(), counters, () -> {},
             () -> {});
         portContext = new PortContext(0, PortAddress.defaultFor(0, 2),
-            new PacketPublication[]{publication}, FlowHasher.random(), driver.maxFrame(), QueueMap.create(1, 1, 1),
+            new PacketPublication[][]{publications}, FlowHasher.random(), driver.maxFrame(), QueueMap.create(1, 1, 1),
             new SendGate(), null);
         burst = new RxBurst(receiver.ringSize());
-        Await.until("the qdisc ring's subscription to connect", subscription::isConnected, () -> subscription);
+        for (final PacketSubscription subscription : subscriptions)
+        {
+            Await.until("the qdisc rings' subscriptions to connect", subscription::isConnected, () -> subscription);
+        }
     }
 
     static PipelineConfig config(final String device, final int quota, final int bulkLimit, final int bandLimit,

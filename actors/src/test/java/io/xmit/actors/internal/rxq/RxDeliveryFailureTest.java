@@ -72,7 +72,7 @@ class RxDeliveryFailureTest
             Await.until("the socket ring's subscription to connect", goodSubscription::isConnected,
                 () -> goodSubscription);
             final PortContext context = new PortContext(1, PortAddress.defaultFor(1, 2),
-                new PacketPublication[]{goodRing}, FlowHasher.random(), receiver.maxFrame(), QueueMap.create(1, 1, 1),
+                new PacketPublication[][]{{goodRing, goodRing, goodRing}}, FlowHasher.random(), receiver.maxFrame(), QueueMap.create(1, 1, 1),
                 new SendGate(), null);
             final SocketTable sockets = new SocketTable();
             sockets.put(socket(1, context, counters, GOOD_PORT, goodRing, goodSubscription));

@@ -283,7 +283,7 @@ public class SocketTableTest
 
     private static PortContext portContext(final int port)
     {
-        return new PortContext(port, PortAddress.defaultFor(port, 2), new PacketPublication[0], HASHER,
+        return new PortContext(port, PortAddress.defaultFor(port, 2), new PacketPublication[0][], HASHER,
             2048, null, new SendGate(), null);
     }
 }
