@@ -179,7 +179,8 @@ static int32_t afp_tx_burst(struct nic_port *port, uint32_t q, const xmit_nic_de
         return -EIO;
     }
     const uint64_t packets = tq->packets, sent_bytes = tq->bytes;
-    const uint32_t accepted = tq->faults.stalled ? 0 : transmit(ap, tq, descs, n);
+    const uint32_t offered = tx_faults_room(&tq->faults, n);
+    const uint32_t accepted = tq->faults.stalled ? 0 : transmit(ap, tq, descs, offered);
     tq->done_packets += tq->packets - packets;
     tq->done_bytes += tq->bytes - sent_bytes;
     pthread_mutex_unlock(&tq->lock);
@@ -340,7 +341,8 @@ static void afp_fault(struct nic_port *port, uint32_t kind, uint32_t queue, uint
             set_tx_fault(&ap->txq[q], kind, 0);
             set_rx_fault(&ap->rxq[q], kind, 0);
         }
-    } else if (kind == XMIT_NIC_FAULT_TX_FAIL_EVERY || kind == XMIT_NIC_FAULT_TX_STALL) {
+    } else if (kind == XMIT_NIC_FAULT_TX_FAIL_EVERY || kind == XMIT_NIC_FAULT_TX_BUSY_EVERY ||
+               kind == XMIT_NIC_FAULT_TX_STALL) {
         set_tx_fault(&ap->txq[queue], kind, value);
     } else {
         set_rx_fault(&ap->rxq[queue], kind, value);

@@ -434,7 +434,8 @@ static int32_t loop_tx_burst(struct nic_port *port, uint32_t q, const xmit_nic_d
         return -EIO;
     }
     const uint32_t room = lp->ring - tq->waiting - tq->completed;
-    const uint32_t accepted = n < room ? n : room;
+    const uint32_t offered = tx_faults_room(&tq->faults, n);
+    const uint32_t accepted = offered < room ? offered : room;
     const bool was_backlogged = lp->backlogged;
     uint64_t received;
     if (!lp->rated && !tq->faults.stalled) {

@@ -347,6 +347,7 @@ XMIT_NIC_API int32_t xmit_nic_fault(int64_t handle, uint32_t kind, uint32_t queu
     case XMIT_NIC_FAULT_CLEAR:
         break;
     case XMIT_NIC_FAULT_TX_FAIL_EVERY:
+    case XMIT_NIC_FAULT_TX_BUSY_EVERY:
         if (queue >= c->tx_queues)
             return -EINVAL;
         break;

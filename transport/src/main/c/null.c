@@ -32,18 +32,23 @@ static struct null_txq *queues_of(struct nic_port *port)
 static int32_t null_tx_burst(struct nic_port *port, uint32_t q, const xmit_nic_desc *descs, uint32_t n,
                              uint64_t bytes)
 {
-    (void)descs; /* nothing is sent, so nothing is read past the validation */
     struct null_txq *tq = &queues_of(port)[q];
     pthread_mutex_lock(&tq->lock);
     const bool fail = tx_faults_fail(&tq->faults);
+    const uint32_t accepted = fail ? 0 : tx_faults_room(&tq->faults, n);
     if (fail) {
         tq->errors += n;
-    } else {
+    } else if (accepted == n) {
         tq->packets += n;
         tq->bytes += bytes;
+    } else {
+        /* Nothing is sent, so only a busy burst's lengths are read past the validation. */
+        for (uint32_t i = 0; i < accepted; i++)
+            tq->bytes += __atomic_load_n(&descs[i].length, __ATOMIC_RELAXED);
+        tq->packets += accepted;
     }
     pthread_mutex_unlock(&tq->lock);
-    return fail ? -EIO : (int32_t)n;
+    return fail ? -EIO : (int32_t)accepted;
 }
 
 static void null_tx_reclaim(struct nic_port *port, uint32_t q, xmit_nic_completion *out)

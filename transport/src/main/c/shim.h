@@ -186,19 +186,28 @@ static inline bool every_nth(uint64_t value, uint64_t *count)
 
 /* --- Injected faults and receive counters, kept alike by every backend that has the queues --- */
 
-/* A TX queue's faults, under the queue's lock: every fail_every-th burst fails; a stalled queue sends nothing. */
+/*
+ * A TX queue's faults, under the queue's lock: every fail_every-th burst fails; every busy_every-th burst takes only
+ * its first half, as a driver short of descriptors does; a stalled queue sends nothing.
+ */
 struct tx_faults {
     bool stalled;
     uint64_t fail_every;
     uint64_t fail_count;
+    uint64_t busy_every;
+    uint64_t busy_count;
 };
 
-/* Sets TX_FAIL_EVERY or TX_STALL to `value`, or on CLEAR clears both; the queue's lock held. */
+/* Sets TX_FAIL_EVERY, TX_BUSY_EVERY or TX_STALL to `value`, or on CLEAR clears them all; the queue's lock held. */
 static inline void tx_faults_set(struct tx_faults *faults, uint32_t kind, uint64_t value)
 {
     if (kind == XMIT_NIC_FAULT_TX_FAIL_EVERY || kind == XMIT_NIC_FAULT_CLEAR) {
         faults->fail_every = kind == XMIT_NIC_FAULT_CLEAR ? 0 : value;
         faults->fail_count = 0;
+    }
+    if (kind == XMIT_NIC_FAULT_TX_BUSY_EVERY || kind == XMIT_NIC_FAULT_CLEAR) {
+        faults->busy_every = kind == XMIT_NIC_FAULT_CLEAR ? 0 : value;
+        faults->busy_count = 0;
     }
     if (kind == XMIT_NIC_FAULT_TX_STALL || kind == XMIT_NIC_FAULT_CLEAR)
         faults->stalled = kind == XMIT_NIC_FAULT_TX_STALL && value != 0;
@@ -208,6 +217,12 @@ static inline void tx_faults_set(struct tx_faults *faults, uint32_t kind, uint64
 static inline bool tx_faults_fail(struct tx_faults *faults)
 {
     return every_nth(faults->fail_every, &faults->fail_count);
+}
+
+/* How many of a burst of n the queue takes: n, or n / 2 for the burst that busy_every makes busy; counts the burst. */
+static inline uint32_t tx_faults_room(struct tx_faults *faults, uint32_t n)
+{
+    return every_nth(faults->busy_every, &faults->busy_count) ? n / 2 : n;
 }
 
 /*

@@ -124,6 +124,7 @@ typedef struct xmit_nic_queue_stats {
 #define XMIT_NIC_FAULT_TX_STALL 2          /* value 1: TX queue `queue` sends nothing and completes nothing; 0: release */
 #define XMIT_NIC_FAULT_RX_DROP_EVERY 3     /* every value-th frame arriving on RX queue `queue` is dropped */
 #define XMIT_NIC_FAULT_RX_TRUNCATE_EVERY 4 /* every value-th frame arriving on RX queue `queue` keeps half its length (at least 1 byte) */
+#define XMIT_NIC_FAULT_TX_BUSY_EVERY 5     /* every value-th tx_burst on TX queue `queue` accepts only the first half (busy) */
 
 XMIT_NIC_API int32_t xmit_nic_abi_version(void);
 

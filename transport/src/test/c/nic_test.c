@@ -781,7 +781,8 @@ static void test_arguments(void)
     EQ(xmit_nic_info_get(a, (xmit_nic_info *)(void *)(raw + 4)), -EFAULT);
 
     /* fault */
-    EQ(xmit_nic_fault(a, 5, 0, 1), -EINVAL);
+    EQ(xmit_nic_fault(a, 6, 0, 1), -EINVAL);
+    EQ(xmit_nic_fault(a, XMIT_NIC_FAULT_TX_BUSY_EVERY, 2, 1), -EINVAL);
     EQ(xmit_nic_fault(a, UINT32_MAX, 0, 1), -EINVAL);
     EQ(xmit_nic_fault(a, XMIT_NIC_FAULT_TX_FAIL_EVERY, 2, 1), -EINVAL);
     EQ(xmit_nic_fault(a, XMIT_NIC_FAULT_TX_STALL, 2, 1), -EINVAL);
@@ -1362,6 +1363,41 @@ static void test_rate(void)
     EQ(drain(p[1]), 1);
     EQ(reclaim(p[0], 0).packets, 1);
     EQ(xmit_nic_close(p[0]), 0);
+    done(since);
+}
+
+/* A busy burst (TX_BUSY_EVERY) takes its first half and refuses the rest without an error, on loop and on null. */
+static void test_tx_busy(void)
+{
+    begin("tx-busy");
+    const unsigned long since = checks;
+    uint8_t frame[256];
+    fill(frame, sizeof frame, 9);
+    xmit_nic_desc d[4];
+    for (int i = 0; i < 4; i++)
+        d[i] = desc_of(frame, 100);
+    const char *specs[] = {"loop:tx=2,rx=1,ring=16,frame=256", "null:tx=2,rx=1,ring=16,frame=256"};
+    for (int k = 0; k < 2; k++) {
+        int64_t p[2];
+        OPEN(specs[k], p);
+        EQ(xmit_nic_fault(p[0], XMIT_NIC_FAULT_TX_BUSY_EVERY, 2, 2), -EINVAL);
+        EQ(xmit_nic_fault(p[0], XMIT_NIC_FAULT_TX_BUSY_EVERY, 1, 2), 0);
+        EQ(xmit_nic_tx_burst(p[0], 1, d, 4), 4);
+        EQ(xmit_nic_tx_burst(p[0], 1, d, 4), 2);
+        EQ(xmit_nic_tx_burst(p[0], 1, d, 3), 3);
+        EQ(xmit_nic_tx_burst(p[0], 1, d, 1), 0);
+        EQ(xmit_nic_tx_burst(p[0], 0, d, 4), 4);
+        xmit_nic_queue_stats s = stats_of(p[0], 1);
+        EQ(s.tx_errors, 0);
+        EQ(s.tx_packets, 9);
+        EQ(s.tx_bytes, 900);
+        EQ(reclaim(p[0], 1).packets, 9);
+        EQ(xmit_nic_fault(p[0], XMIT_NIC_FAULT_CLEAR, 0, 0), 0);
+        EQ(xmit_nic_tx_burst(p[0], 1, d, 4), 4);
+        EQ(xmit_nic_tx_burst(p[0], 1, d, 4), 4);
+        EQ(reclaim(p[0], 1).packets, 8);
+        EQ(xmit_nic_close(p[0]), 0);
+    }
     done(since);
 }
 
@@ -2516,9 +2552,9 @@ static void fuzz_calls(uint32_t iterations)
             rc = xmit_nic_fault(t->handle, kind, q, value);
             if (!t->valid)
                 expected = -EBADF;
-            else if (kind > 4)
+            else if (kind > 5)
                 expected = -EINVAL;
-            else if ((kind == 1 || kind == 2) && q >= t->tx)
+            else if ((kind == 1 || kind == 2 || kind == 5) && q >= t->tx)
                 expected = -EINVAL;
             else if ((kind == 3 || kind == 4) && q >= t->rx)
                 expected = -EINVAL;
@@ -2890,7 +2926,7 @@ static const struct {
     {"open", test_open},           {"spec", test_spec_errors},   {"handles", test_handles},
     {"arguments", test_arguments}, {"traffic", test_traffic},     {"rss", test_rss},
     {"tx-ring", test_tx_ring},     {"completions", test_completions}, {"rx-missed", test_rx_missed},
-    {"rate", test_rate},           {"faults", test_faults},       {"napi", test_napi},
+    {"rate", test_rate},           {"faults", test_faults},       {"tx-busy", test_tx_busy},       {"napi", test_napi},
     {"napi-rate", test_napi_rate}, {"null", test_null},           {"limit", test_device_limit},
     {"threads", test_threads},     {"tx-race", test_tx_race},     {"fuzz", test_fuzz},
     {"afpacket", test_afpacket},

@@ -52,6 +52,7 @@ final class StatCommand
         new Column(CounterType.QDISC_REQUEUES, "requeues"),
         new Column(CounterType.QDISC_DROP_OVERFLOW, "drop_overflow"),
         new Column(CounterType.QDISC_DROP_OVERSIZE, "drop_oversize"),
+        new Column(CounterType.QDISC_DROP_DRIVER_ERROR, "drop_driver_error"),
         new Column(CounterType.QDISC_DROP_SHUTDOWN, "drop_shutdown"),
         new Column(CounterType.TXQ_DROP_SHUTDOWN, "drop_shutdown_in_driver"),
         new Column(CounterType.TXQ_DRIVER_ERRORS, "driver_errors"),
@@ -316,7 +317,7 @@ final class StatCommand
                         number(value(CounterType.QDISC_REQUEUES, txq, before, false)),
                         number(value(CounterType.QDISC_DROP_OVERFLOW, txq, before, false)),
                         number(value(CounterType.QDISC_DROP_OVERSIZE, txq, before, false)),
-                        number(value(CounterType.TXQ_DRIVER_ERRORS, txq, before, false)),
+                        number(value(CounterType.QDISC_DROP_DRIVER_ERROR, txq, before, false)),
                         number(value(CounterType.TXQ_STOPS, txq, before, false)),
                         number(value(CounterType.TXQ_WAKES, txq, before, false)),
                         number(value(CounterType.TXQ_WATCHDOG_RESETS, txq, before, false)),
@@ -359,7 +360,7 @@ final class StatCommand
             final long stopInDriver = sum(CounterType.TXQ_DROP_SHUTDOWN);
             final long inDriver = sum(CounterType.QDISC_PACKETS) - completed - stopInDriver;
             final long dropped = sum(CounterType.QDISC_DROP_OVERFLOW) + sum(CounterType.QDISC_DROP_OVERSIZE) +
-                sum(CounterType.QDISC_DROP_SHUTDOWN) + stopInDriver;
+                sum(CounterType.QDISC_DROP_DRIVER_ERROR) + sum(CounterType.QDISC_DROP_SHUTDOWN) + stopInDriver;
             final long rings = accepted - taken;
             return String.format(Locale.ROOT, "accepted %d = transmitted %d + in flight %d (rings %d, backlogs %d, " +
                 "driver %d) + dropped %d", accepted, completed, rings + backlog + inDriver, rings, backlog, inDriver,

@@ -107,21 +107,55 @@ class ReliabilityTest
         }
     }
 
+    /** §4.5, §4.6: a busy driver (it takes only part of a burst) has the rest requeued and sent, nothing lost. */
     @Test
-    void failedTxBurstsAreRequeuedAndSentWithNothingLost()
+    void busyTxBurstsAreRequeuedAndSentWithNothingLost()
+    {
+        try (Pipeline pipeline = Pipeline.start(KIT.system(),
+            config("driver-busy", "100kpps", PipelineConfig.DEFAULT_TX_WATCHDOG_TIMEOUT)))
+        {
+            final SequencedTraffic traffic = new SequencedTraffic(pipeline, 16, 4);
+            faultEveryTxQueue(pipeline, NicFault.TX_BUSY_EVERY, 3);
+            final AtomicLong whileInFlight = new AtomicLong();
+            traffic.send(100_000, 2000, verifying(pipeline, 0, whileInFlight));
+            traffic.assertAllArrivedOnceInOrder();
+            assertTrue(whileInFlight.get() > 0, "the books were checked with packets in flight");
+            assertTrue(pipeline.total(CounterType.QDISC_REQUEUES, 1) > 0, "busy bursts were requeued");
+            assertTrue(pipeline.total(CounterType.TXQ_STOPS, 1) > 0, "and stopped their queue until it had room");
+            assertEquals(0, pipeline.total(CounterType.TXQ_DRIVER_ERRORS, 1));
+        }
+    }
+
+    /**
+     * §4.5: a {@code tx_burst} that fails consumed its packets: they are dropped, counted under their own reason and
+     * released from their sockets; everything else arrives once, in order, and the books balance at rest.
+     */
+    @Test
+    void failedTxBurstsDropTheirPacketsCountedAndTheRestArriveInOrder()
     {
         try (Pipeline pipeline = Pipeline.start(KIT.system(),
             config("driver-errors", "100kpps", PipelineConfig.DEFAULT_TX_WATCHDOG_TIMEOUT)))
         {
             final SequencedTraffic traffic = new SequencedTraffic(pipeline, 16, 4);
             faultEveryTxQueue(pipeline, NicFault.TX_FAIL_EVERY, 3);
-            final AtomicLong whileInFlight = new AtomicLong();
-            traffic.send(100_000, 2000, verifying(pipeline, 0, whileInFlight));
-            traffic.assertAllArrivedOnceInOrder();
-            assertTrue(whileInFlight.get() > 0, "the books were checked with packets in flight");
-            final long errors = pipeline.total(CounterType.TXQ_DRIVER_ERRORS, 1);
-            assertTrue(errors > 0, "every third tx_burst failed");
-            assertTrue(pipeline.total(CounterType.QDISC_REQUEUES, 1) >= errors, "each failed burst was requeued");
+            traffic.send(100_000, 2000, verifying(pipeline, 0, new AtomicLong()));
+            EndToEndSupport.await("every datagram received or dropped with a failed burst",
+                () -> traffic.receivedTotal() + pipeline.accounting().dropped() >= 100_000 &&
+                    pipeline.accounting().atRest(), () -> pipeline.accounting().line());
+            final Accounting books = pipeline.verify();
+            final long dropped = books.dropsByReason().getOrDefault("qdisc_drop_driver_error", 0L);
+            assertTrue(dropped > 0, "every third tx_burst failed: " + books.line());
+            assertEquals(dropped, books.dropped(), "no other reason: " + books.line());
+            assertEquals(100_000, books.accepted(), books.line());
+            assertEquals(100_000 - dropped, books.transmitted(), books.line());
+            assertEquals(100_000 - dropped, traffic.receivedTotal());
+            assertEquals(0, traffic.duplicates(), "nothing sent twice or reordered");
+            assertEquals(0, traffic.rxDrops(), "RX drops");
+            assertEquals(0, pipeline.total(CounterType.QDISC_REQUEUES, 1), "a failed burst is not requeued");
+            for (final UdpSocket socket : pipeline.sockets())
+            {
+                assertEquals(0, socket.inFlight(), socket + ": its dropped packets were released");
+            }
         }
     }
 

@@ -17,7 +17,8 @@ import org.agrona.DirectBuffer;
  *  24      int    socket      socket id, 0 where the stage does not know it
  *  28      int    b           enqueue: band; burst: position in the bulk (1-based); send: 1 if inherited by a reply
  *  32      int    c           enqueue: backlog length after it; burst: bulk size
- *  36      int    d           rx/send: frame length; burst: 1 if the driver accepted it, 0 if requeued
+ *  36      int    d           rx/send: frame length; burst: {@link #BURST_ACCEPTED}, {@link #BURST_REQUEUED} or
+ *                             {@link #BURST_FAILED}
  *  40      int    captured    frame bytes that follow
  *  44      ...    frame bytes
  * </pre>
@@ -33,6 +34,12 @@ public final class TraceEvent
 
     public static final int PATH_BYPASS = 0;
     public static final int PATH_BACKLOG = 1;
+    /** A burst's outcome for one packet: the busy driver refused it, and it was requeued. */
+    public static final int BURST_REQUEUED = 0;
+    /** A burst's outcome for one packet: the driver took it. */
+    public static final int BURST_ACCEPTED = 1;
+    /** A burst's outcome for one packet: the call failed, and the packet was dropped (§4.5). */
+    public static final int BURST_FAILED = 2;
 
     public static final int TRACE_ID_OFFSET = 0;
     public static final int TIME_OFFSET = 8;

@@ -113,7 +113,8 @@ public final class TracePoint
 
     /**
      * This TX queue's qdisc handed {@code batch} to the driver in one {@code tx_burst}, which took the first
-     * {@code accepted}: one event per traced packet, with its position in the bulk and whether it was requeued.
+     * {@code accepted} (or failed, if {@code accepted} is negative): one event per traced packet, with its position
+     * in the bulk and whether it was accepted, requeued or dropped.
      */
     public void bursts(final DescriptorBatch batch, final int accepted)
     {
@@ -125,7 +126,8 @@ public final class TracePoint
             {
                 tracer.write(TraceEvent.BURST, traceId, port, queue,
                     batch.isExternal(i) ? TraceEvent.PATH_BYPASS : TraceEvent.PATH_BACKLOG, batch.tag(i), i + 1, size,
-                    i < accepted ? 1 : 0, null, 0, 0);
+                    accepted < 0 ? TraceEvent.BURST_FAILED : i < accepted ? TraceEvent.BURST_ACCEPTED :
+                    TraceEvent.BURST_REQUEUED, null, 0, 0);
             }
         }
     }

@@ -31,7 +31,7 @@ import java.util.concurrent.locks.LockSupport;
  * <pre>
  *  RX: dir=rx port= rxq= cpu= sock= [sock_cpu= deliver_ns= | deliver=none]
  *  TX: dir=tx port= cpu= sock= txq= via= [qdisc=bypass|enqueued band=] [bulk=POS/SIZE] queued_ns= ring_ns=
- *      driver=accept|none requeues= [complete_ns= | complete=none] [reply=1]
+ *      driver=accept|error|none requeues= [complete_ns= | complete=none] [reply=1]
  * </pre>
  */
 final class TraceWriter implements MessageHandler, AutoCloseable
@@ -71,6 +71,7 @@ final class TraceWriter implements MessageHandler, AutoCloseable
         int position;
         int size;
         int requeues;
+        boolean failed;
         long completeNs = -1;
     }
 
@@ -322,11 +323,18 @@ final class TraceWriter implements MessageHandler, AutoCloseable
                             side.qdiscNs = event.timeNs();
                         }
                     }
-                    if (1 == event.d())
+                    if (TraceEvent.BURST_ACCEPTED == event.d())
                     {
                         side.acceptNs = event.timeNs();
                         side.position = event.b();
                         side.size = event.c();
+                    }
+                    else if (TraceEvent.BURST_FAILED == event.d())
+                    {
+                        // Dropped with its failed burst (§4.5): nothing more will happen to it.
+                        side.failed = true;
+                        tx.remove(id);
+                        write(side, false);
                     }
                     else
                     {
@@ -441,7 +449,8 @@ final class TraceWriter implements MessageHandler, AutoCloseable
         {
             text.append(" ring_ns=").append(side.qdiscNs - side.startNs);
         }
-        text.append(" driver=").append(side.acceptNs >= 0 ? "accept" : "none").append(" requeues=")
+        text.append(" driver=").append(side.acceptNs >= 0 ? "accept" : side.failed ? "error" : "none")
+            .append(" requeues=")
             .append(side.requeues);
         if (side.completeNs >= 0)
         {
@@ -484,7 +493,8 @@ final class TraceWriter implements MessageHandler, AutoCloseable
             case TraceEvent.BURST -> text.append(" qdisc=")
                 .append(TraceEvent.PATH_BYPASS == event.code() ? "bypass" : "backlog").append(" bulk=")
                 .append(event.b()).append('/').append(event.c()).append(" driver=")
-                .append(1 == event.d() ? "accept" : "requeue");
+                .append(TraceEvent.BURST_ACCEPTED == event.d() ? "accept" :
+                    TraceEvent.BURST_FAILED == event.d() ? "error" : "requeue");
             default ->
             {
             }

@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * With every packet traced, the qdisc decisions in the file add up to the pipeline's own counters: TX queues failing
+ * With every packet traced, the qdisc decisions in the file add up to the pipeline's own counters: TX queues busy on
  * every second {@code tx_burst} make packets bypass, be requeued, and wait in the backlog behind those requeued. The file
  * is read with {@link PcapngReader}; where tshark is installed, one more test checks that it reads the file the same.
  */
@@ -53,7 +53,7 @@ class TraceDecisionsTest
         KIT.shutdownTestKit();
     }
 
-    /** Every packet traced while TX queues fail every second burst; recorded once for the tests that read it. */
+    /** Every packet traced while TX queues are busy every second burst; recorded once for the tests that read it. */
     private static synchronized Recorded recorded() throws Exception
     {
         if (null != recorded)
@@ -79,7 +79,7 @@ class TraceDecisionsTest
             }
             for (int q = 0; q < 2; q++)
             {
-                pipeline.driver(1).fault(NicFault.TX_FAIL_EVERY, q, 2);
+                pipeline.driver(1).fault(NicFault.TX_BUSY_EVERY, q, 2);
             }
             final UnsafeBuffer payload = new UnsafeBuffer(new byte[16]);
             for (int i = 0; i < PACKETS; i++)
@@ -135,7 +135,7 @@ class TraceDecisionsTest
             final String rx = CounterScope.rxq(0, q).label();
             assertEquals(counters.get("rx_delivered " + rx), seen.getOrDefault("packets loopA-rx" + q, 0L), rx);
         }
-        assertTrue(requeues > 0, "failed bursts were requeued: " + counters);
+        assertTrue(requeues > 0, "busy bursts were requeued: " + counters);
         assertTrue(counters.get("qdisc_enqueued port=1 txq=0") + counters.get("qdisc_enqueued port=1 txq=1") > 0);
     }
 

@@ -14,7 +14,12 @@ public enum NicFault
     /** Every value-th frame arriving on the RX queue is dropped (counted as rx_dropped). */
     RX_DROP_EVERY(3, false),
     /** Every value-th frame arriving on the RX queue keeps half its length (counted as rx_truncated). */
-    RX_TRUNCATE_EVERY(4, false);
+    RX_TRUNCATE_EVERY(4, false),
+    /**
+     * Every value-th {@code txBurst} on the TX queue accepts only the first half of the burst (rounded down), as a
+     * driver short of descriptors does: the rest is refused, not failed, and may be offered again.
+     */
+    TX_BUSY_EVERY(5, true);
 
     final int code;
     final boolean txSide;

@@ -42,6 +42,29 @@ class NicFaultTest
     }
 
     @Test
+    void everyNthTxBurstIsBusyAndTakesOnlyItsFirstHalfWithoutAnError()
+    {
+        try (NicDevice device = NicDevice.open("loop:tx=2,rx=1,ring=256"))
+        {
+            final NicDriver a = device.port(0);
+            final DescriptorBatch batch = frames(8).describe(new DescriptorBatch(8), 0, 8);
+            final TxCompletion completion = new TxCompletion();
+            a.fault(NicFault.TX_BUSY_EVERY, 1, 2);
+            final int[] results = new int[4];
+            for (int call = 0; call < results.length; call++)
+            {
+                results[call] = a.txBurst(1, batch);
+                a.txReclaim(1, completion);
+            }
+            assertEquals("8 4 8 4", join(results));
+            assertEquals(0, a.stats(1).txErrors());
+            assertEquals(24, a.stats(1).txPackets());
+            a.fault(NicFault.TX_BUSY_EVERY, 1, 0);
+            assertEquals(8, a.txBurst(1, batch));
+        }
+    }
+
+    @Test
     void aStalledTxQueueCompletesNothingUntilReleasedThenEverything()
     {
         try (NicDevice device = NicDevice.open("loop:tx=1,rx=1,ring=16"))

@@ -527,7 +527,7 @@ public final class QdiscEngine implements StageEngine
         driverErrors.incrementRelease();
         if (batch.tracedCount() > 0)
         {
-            trace.bursts(batch, 0);
+            trace.bursts(batch, -1);
         }
         for (int i = 0; i < size; i++)
         {
