@@ -153,7 +153,7 @@ class TxQueueSelectorTest
     void xpsQueueBeyondRealNumTxFallsToTheHash()
     {
         // §2.3: chosen queue >= realNumTx -> -1 -> §2.2 next map -> §3 hash.
-        final QueueMap map = new QueueMap(2, 1, 1, new int[]{0, 1}, new int[]{3}, new int[]{0, 0}, new int[0]);
+        final QueueMap map = new QueueMap(2, 2, 1, 1, new int[]{0, 1}, new int[]{3}, new int[]{0, 0}, new int[0]);
         final int picked = pickTx(map, null, 0, -1);
         assertEquals(SelectionRule.HASH, rule(picked));
         assertEquals(1, queue(picked));
