@@ -116,6 +116,8 @@ class SocketConnectTest
             assertTrue(socket.sendTo(PEER, payload, 0, 16) > 0);
             assertEquals(-1, socket.queueState().txQueue(), "with no dst nothing is cached");
 
+            // §3.4, a kept departure: the connected hash is the 5-tuple's, so the same peer gives the same queue again
+            // (the kernel would draw a new random sk_txhash).
             socket.connect(PEER);
             assertTrue(socket.send(payload, 0, 16) > 0);
             assertEquals(first, socket.queueState().txQueue());

@@ -429,6 +429,7 @@ public final class UdpSocketImpl implements UdpSocket
             connectedFlow.setIpv6(FlowKey.PROTO_UDP, local.srcHi(), local.srcLo(), peer.hi(), peer.lo(),
                 local.srcPort(), peer.port());
         }
+        // §3.4: the 5-tuple's hash, not a random sk_txhash per connect (a departure kernel-semantics.md states).
         connectedHash = portContext.hasher().hash(connectedFlow);
         queueState.connect();
         remote = peer;
