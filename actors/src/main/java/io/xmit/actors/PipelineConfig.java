@@ -43,6 +43,9 @@ import static io.xmit.actors.config.ConfigKey.*;
  * @param ports          per device port: MAC, addresses, the next hop (static MAC, or ARP) and ICMP.
  * @param xpsPreset      the XPS maps to start with.
  * @param xps            explicit XPS masks, applied after the preset.
+ * @param txqReselection how long a connected socket's cached TX queue is trusted while its packets are in flight
+ *                       before XPS or the hash choose again (kernel-semantics §1.6, 6.19's
+ *                       {@code txq_reselection_ms}); zero: never, as before 6.19.
  * @param countersDir    where the counters file lives.
  * @param txWatchdogTimeout how long a TX queue may stay stopped before the TX watchdog resets it (kernel-semantics §8;
  *                       the kernel's default {@code watchdog_timeo} is 5 s).
@@ -70,6 +73,7 @@ public record PipelineConfig(
     List<PortAddress> ports,
     XpsPreset xpsPreset,
     List<XpsEntry> xps,
+    Duration txqReselection,
     Path countersDir,
     Duration txWatchdogTimeout,
     Duration stopDeadline,
@@ -79,6 +83,8 @@ public record PipelineConfig(
     public static final int DEFAULT_SPIN_POLLS = 256;
     /** The wall-time cap of a spin: ≈ 25 µs, what an actor alone on its CPU spends in 256 empty polls. */
     public static final long DEFAULT_SPIN_NANOS = 25_000;
+    /** The kernel's default {@code txq_reselection_ms} (6.19). */
+    public static final Duration DEFAULT_TXQ_RESELECTION = Duration.ofSeconds(1);
     public static final Duration DEFAULT_TX_WATCHDOG_TIMEOUT = Duration.ofSeconds(5);
     /** Short enough for a stop on JVM shutdown to fit Akka's 5 s phase timeout, close included. */
     public static final Duration DEFAULT_STOP_DEADLINE = Duration.ofSeconds(3);
@@ -127,6 +133,7 @@ public record PipelineConfig(
         {
             checkXpsEntry(i, xps.get(i), ports.size(), spec, cpus);
         }
+        TXQ_RESELECTION.check(txqReselection);
         if (null == countersDir)
         {
             throw new IllegalArgumentException(COUNTERS_DIRECTORY.key() + " must be set");
@@ -145,7 +152,7 @@ public record PipelineConfig(
         final String device = "loop:tx=4,rx=4,ring=1024";
         return new PipelineConfig("xmit", device, Runtime.getRuntime().availableProcessors(), List.of(), 10, 64, 64,
             1000, OverflowPolicy.BACKPRESSURE, true, DEFAULT_SPIN_POLLS, DEFAULT_SPIN_NANOS, 0, 64, 8 << 20, 1 << 20,
-            PortAddress.defaultsFor(NicSpec.parse(device)), XpsPreset.NONE, List.of(),
+            PortAddress.defaultsFor(NicSpec.parse(device)), XpsPreset.NONE, List.of(), DEFAULT_TXQ_RESELECTION,
             RingsConfig.DEFAULT_DIRECTORY_BASE, DEFAULT_TX_WATCHDOG_TIMEOUT, DEFAULT_STOP_DEADLINE, TraceConfig.OFF);
     }
 
@@ -270,6 +277,7 @@ public record PipelineConfig(
         private List<PortAddress> ports;
         private XpsPreset xpsPreset;
         private List<XpsEntry> xps;
+        private Duration txqReselection;
         private Path countersDir;
         private Duration txWatchdogTimeout;
         private Duration stopDeadline;
@@ -295,6 +303,7 @@ public record PipelineConfig(
             socketRingTerm = from.socketRingTerm;
             xpsPreset = from.xpsPreset;
             xps = from.xps;
+            txqReselection = from.txqReselection;
             countersDir = from.countersDir;
             txWatchdogTimeout = from.txWatchdogTimeout;
             stopDeadline = from.stopDeadline;
@@ -423,6 +432,13 @@ public record PipelineConfig(
             return this;
         }
 
+        /** How long a busy socket's cached TX queue is trusted (§1.6); {@link Duration#ZERO}: forever. */
+        public Builder txqReselection(final Duration txqReselection)
+        {
+            this.txqReselection = txqReselection;
+            return this;
+        }
+
         public Builder countersDir(final Path countersDir)
         {
             this.countersDir = countersDir;
@@ -453,7 +469,7 @@ public record PipelineConfig(
         {
             return new PipelineConfig(name, device, cpus, cores(), throughput, quota, bulkLimit, bandLimit, overflow,
                 qdiscBypass, spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports(),
-                xpsPreset, xps, countersDir, txWatchdogTimeout, stopDeadline, trace);
+                xpsPreset, xps, txqReselection, countersDir, txWatchdogTimeout, stopDeadline, trace);
         }
 
         private List<Integer> cores()

@@ -45,6 +45,31 @@ public interface UdpSocket extends AutoCloseable
     /** The connected peer, or null. */
     Endpoint remote();
 
+    /**
+     * Connects to {@code peer}, or to another peer if connected already ({@code connect(2)} on a UDP socket): only
+     * its datagrams are received from now on, {@link #send} goes to it, and the socket caches its TX queue and records
+     * the RX queue its datagrams arrive on. Like every change of the kernel's cached route, it clears the cached TX
+     * queue, so the next send picks again by XPS or the flow hash (kernel-semantics §1.4).
+     * <p>
+     * A control-plane call: not on an xmit CPU (an {@link IllegalStateException}), and not while another thread sends
+     * on this socket; the pipeline's socket table is updated before it returns.
+     *
+     * @throws IllegalArgumentException if {@code peer} is not of the socket's family.
+     * @throws IllegalStateException    if the socket is closed, or another socket has this address connected to the
+     *                                  same peer; the socket is left as it was.
+     */
+    void connect(final Endpoint peer);
+
+    /**
+     * Dissolves the association ({@code connect(2)} with {@code AF_UNSPEC}): the socket receives from every peer
+     * again, {@link #send} is {@link SendResult#NOT_CONNECTED}, the cached TX queue is cleared (kernel-semantics §1.4)
+     * and, with no route cached, none is cached until it connects again. Does nothing to an unconnected socket but
+     * clear its (empty) cache. The same threading rules as {@link #connect}.
+     *
+     * @throws IllegalStateException if the socket is closed, or another unconnected socket holds its address.
+     */
+    void disconnect();
+
     /** TX queue selection state: cached TX queue, recorded RX queue, packets in flight (read-only use). */
     SocketQueueState queueState();
 

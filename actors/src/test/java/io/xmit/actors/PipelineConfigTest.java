@@ -48,6 +48,7 @@ class PipelineConfigTest
             d.ports());
         assertEquals(XpsPreset.NONE, d.xpsPreset());
         assertEquals(List.of(), d.xps());
+        assertEquals(Duration.ofSeconds(1), d.txqReselection(), "6.19's txq_reselection_ms");
         assertEquals(Path.of("/dev/shm"), d.countersDir());
         assertEquals(Duration.ofSeconds(5), d.txWatchdogTimeout());
         assertEquals(Duration.ofSeconds(3), d.stopDeadline());
@@ -66,6 +67,7 @@ class PipelineConfigTest
             .bulkLimit(16)
             .overflow(OverflowPolicy.DROP)
             .txWatchdogTimeout(Duration.ofMillis(1500))
+            .txqReselection(Duration.ZERO)
             .build();
         assertEquals("edge-1", config.name());
         assertEquals(32, config.quota());
@@ -73,6 +75,7 @@ class PipelineConfigTest
         assertEquals(d.bandLimit(), config.bandLimit());
         assertEquals(OverflowPolicy.DROP, config.overflow());
         assertEquals(Duration.ofMillis(1500), config.txWatchdogTimeout());
+        assertEquals(Duration.ZERO, config.txqReselection());
         assertEquals(d.stopDeadline(), config.stopDeadline());
         assertEquals(config, config.toBuilder().build());
         assertEquals(64, config.toBuilder().quota(64).build().quota());

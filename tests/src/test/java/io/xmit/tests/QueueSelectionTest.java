@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -273,13 +274,14 @@ class QueueSelectionTest
     /**
      * §1.2, §1.5: a socket keeps its cached queue while any of its packets is in flight (rule CACHED), even after
      * XPS would send it elsewhere; once none is (ooo_okay), the next packet is selected afresh and moves. The
-     * cached queue is stalled (TX_STALL) so its packets stay in flight for as long as the test needs.
+     * cached queue is stalled (TX_STALL) so its packets stay in flight for as long as the test needs, and the §1.6
+     * reselection is off, so the time the test takes cannot move it either.
      */
     @Test
     void aCachedQueueHoldsWhilePacketsAreInFlightAndMovesOnceNoneAre()
     {
         try (Pipeline pipeline = Pipeline.start(KIT.system(), EndToEndSupport.loopConfig("qs-cache", 2,
-            XpsPreset.NONE)))
+            XpsPreset.NONE).toBuilder().txqReselection(Duration.ZERO).build()))
         {
             final ConcurrentLinkedQueue<Integer> rxQueues = new ConcurrentLinkedQueue<>();
             final UdpSocket socket = pipeline.openUdp(SocketOptions.udp4(7).connect(Endpoint.of("10.0.0.2", 6000))
@@ -342,14 +344,14 @@ class QueueSelectionTest
      * §1.2's bound check (§1.4: the cache is not cleared when the count changes): after shrinking the real TX queue
      * count to 2, a socket cached on queue 2 or 3 is re-selected to a queue below 2 at its next packet, even with
      * packets in flight, while a socket cached below 2 keeps its queue; growing back to 4 moves nobody that is busy
-     * and in range (CACHED). Packets already on queues 2 and 3 still leave through them.
+     * and in range (CACHED). Packets already on queues 2 and 3 still leave through them. The §1.6 reselection is off.
      */
     @Test
     void shrinkingTheTxQueueCountMovesSocketsCachedBeyondIt()
     {
         final int socketsCount = 32;
         try (Pipeline pipeline = Pipeline.start(KIT.system(), EndToEndSupport.loopConfig("qs-shrink", 2,
-            XpsPreset.NONE)))
+            XpsPreset.NONE).toBuilder().txqReselection(Duration.ZERO).build()))
         {
             final List<UdpSocket> sockets = new ArrayList<>();
             final int[] original = new int[socketsCount];

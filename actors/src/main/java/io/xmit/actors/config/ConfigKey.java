@@ -56,6 +56,8 @@ public enum ConfigKey
     XPS_MAP_TXQ(XPS_MAPS, "txq", 0, Long.MAX_VALUE),
     XPS_MAP_CPUS(XPS_MAPS, "cpus"),
     XPS_MAP_RXQS(XPS_MAPS, "rxqs"),
+    /** kernel-semantics §1.6, the 6.19 sysctl {@code net.core.txq_reselection_ms} (default 1 s); 0 turns it off. */
+    TXQ_RESELECTION("txq-reselection", Duration.ZERO, Duration.ofHours(1)),
     COUNTERS_DIRECTORY("counters.directory"),
     /** kernel-semantics §8; the kernel's default {@code watchdog_timeo} is 5 s. */
     TX_WATCHDOG_TIMEOUT("tx-watchdog.timeout", Duration.ofMillis(1), Duration.ofHours(1)),

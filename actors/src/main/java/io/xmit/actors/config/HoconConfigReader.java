@@ -101,6 +101,7 @@ public final class HoconConfigReader
         bytes(config, RINGS_QDISC_TERM_LENGTH).ifPresent(builder::qdiscRingTerm);
         bytes(config, RINGS_SOCKET_TERM_LENGTH).ifPresent(builder::socketRingTerm);
         text(config, XPS_PRESET).map(label -> XpsPreset.of(XPS_PRESET.key(), label)).ifPresent(builder::xpsPreset);
+        duration(config, TXQ_RESELECTION).ifPresent(builder::txqReselection);
         text(config, COUNTERS_DIRECTORY).map(Path::of).ifPresent(builder::countersDir);
         duration(config, TX_WATCHDOG_TIMEOUT).ifPresent(builder::txWatchdogTimeout);
         duration(config, STOP_DEADLINE).ifPresent(builder::stopDeadline);

@@ -62,6 +62,7 @@ class HoconConfigReaderTest
                 preset = rxqs
                 maps = [ { port = 1, txq = 7, cpus = "3" }, { port = 0, txq = 0, rxqs = "3" } ]
               }
+              txq-reselection = 200ms
               counters.directory = "/tmp/xmit-counters"
               tx-watchdog.timeout = 250ms
               stop.deadline = 0s
@@ -93,6 +94,7 @@ class HoconConfigReaderTest
                 true)), config.ports());
         assertEquals(XpsPreset.RXQS, config.xpsPreset());
         assertEquals(List.of(new XpsEntry(1, 7, "3", null), new XpsEntry(0, 0, null, "3")), config.xps());
+        assertEquals(Duration.ofMillis(200), config.txqReselection());
         assertEquals(Path.of("/tmp/xmit-counters"), config.countersDir());
         assertEquals(Duration.ofMillis(250), config.txWatchdogTimeout());
         assertEquals(Duration.ZERO, config.stopDeadline());
@@ -258,8 +260,8 @@ class HoconConfigReaderTest
     void anUnknownKeyIsRefusedNamingItAndItsNeighbours()
     {
         assertEquals("xmit.cpu = 2 is not a known key; xmit knows name, device, cpus, cores, dispatcher-throughput, " +
-            "qdisc, spin-polls, spin-time, socket-spin-polls, rx, rings, ports, xps, counters, tx-watchdog, stop, " +
-            "trace",
+            "qdisc, spin-polls, spin-time, socket-spin-polls, rx, rings, ports, xps, txq-reselection, counters, " +
+            "tx-watchdog, stop, trace",
             refused("xmit.cpu = 2"));
         assertEquals("xmit.qdisc.quotum = 32 is not a known key; xmit.qdisc knows quota, bulk-limit, band-limit, " +
             "overflow, bypass", refused("xmit.qdisc.quotum = 32"));
@@ -287,6 +289,8 @@ class HoconConfigReaderTest
             """));
         assertEquals("xmit.tx-watchdog.timeout = PT0S is not in PT0.001S..PT1H", refused("xmit.tx-watchdog.timeout = 0s"));
         assertEquals("xmit.stop.deadline = PT-1S is not in PT0S..PT1H", refused("xmit.stop.deadline = -1s"));
+        assertEquals("xmit.txq-reselection = PT-0.001S is not in PT0S..PT1H", refused("xmit.txq-reselection = -1ms"));
+        assertEquals(Duration.ZERO, parse("xmit.txq-reselection = 0").txqReselection());
         assertEquals(PipelineConfig.defaults(), parse("other.cpux = 1, xmit { }"), "only xmit is checked");
     }
 

@@ -139,6 +139,16 @@ public final class TxQueueState
         return (long)TRANS_START.getAcquire(this);
     }
 
+    /**
+     * {@code dev_watchdog}'s test of one queue (§8.2): stopped (DRV_XOFF or STACK_XOFF) and
+     * {@code now > transStart + timeout}, strictly, so a queue stopped exactly {@code timeout} ago has not timed out.
+     * A queue that transmits or stops again moves {@code transStart} (§8.3), and an awake queue never times out.
+     */
+    public boolean timedOut(final long timeoutNanos)
+    {
+        return stopped() && clock.nanoTime() - (transStart() + timeoutNanos) > 0;
+    }
+
     /** txq_trans_update after an accepted transmit, or BQL stopping the queue (§6.3, §7.2, §8.3). */
     public void txStarted(final long now)
     {

@@ -6,8 +6,8 @@ import java.util.Arrays;
 
 /**
  * An immutable snapshot of a device's TX queue count and XPS maps, published by the mapping actor and read
- * by senders with one volatile load: the real TX queue count, the CPU and RX queue counts, and the two XPS
- * maps (kernel-semantics §2), each a list of TX queues per id (CPU or RX queue).
+ * by senders with one volatile load: the real TX queue count (and the count the device allocated), the CPU and RX
+ * queue counts, and the two XPS maps (kernel-semantics §2), each a list of TX queues per id (CPU or RX queue).
  * <p>
  * The maps are derived from sysfs-style writes exactly as the kernel derives them (§2.6), so the order of
  * writes shows in the order of an entry's queues, and that order decides which queue a flow hash picks.
@@ -39,6 +39,7 @@ public final class QueueMap
 
     private static final int[] NO_QUEUES = new int[0];
 
+    private final int numTxQueues;
     private final int realNumTx;
     private final int numCpus;
     private final int numRxQueues;
@@ -48,6 +49,7 @@ public final class QueueMap
     private final int[] rxqQueues;
 
     QueueMap(
+        final int numTxQueues,
         final int realNumTx,
         final int numCpus,
         final int numRxQueues,
@@ -56,6 +58,7 @@ public final class QueueMap
         final int[] rxqStart,
         final int[] rxqQueues)
     {
+        this.numTxQueues = numTxQueues;
         this.realNumTx = realNumTx;
         this.numCpus = numCpus;
         this.numRxQueues = numRxQueues;
@@ -66,7 +69,7 @@ public final class QueueMap
     }
 
     /**
-     * A device with no XPS maps.
+     * A device with no XPS maps, {@code realNumTx} TX queues allocated and all of them real.
      *
      * @throws IllegalArgumentException if a count is outside the limits in the class comment.
      */
@@ -75,7 +78,7 @@ public final class QueueMap
         checkRange("realNumTx", realNumTx, MAX_TX_QUEUES);
         checkRange("numCpus", numCpus, MAX_CPUS);
         checkRange("numRxQueues", numRxQueues, MAX_RX_QUEUES);
-        return new QueueMap(realNumTx, numCpus, numRxQueues, new int[numCpus + 1], NO_QUEUES,
+        return new QueueMap(realNumTx, realNumTx, numCpus, numRxQueues, new int[numCpus + 1], NO_QUEUES,
             new int[numRxQueues + 1], NO_QUEUES);
     }
 
@@ -130,34 +133,38 @@ public final class QueueMap
     /**
      * This map after writing {@code mask} to {@code queues/tx-<txq>/xps_cpus} (kernel-semantics §2.5, §2.6).
      *
-     * @throws IllegalArgumentException if there is no such TX queue, the device has a single TX queue, or the
-     *                                  mask is not {@code numCpus} bits.
+     * @throws IllegalArgumentException if there is no such TX queue, the device allocated a single TX queue, or
+     *                                  the mask is not {@code numCpus} bits.
      */
     public QueueMap withXpsCpus(final int txq, final XpsMask mask)
     {
+        checkMultiqueue(txq);
         checkXpsTarget("xps_cpus", txq);
         checkMaskSize("xps_cpus", txq, mask, numCpus, "CPUs");
         final Flat cpus = setXpsQueue(expand(cpuStart, cpuQueues), txq, mask);
-        return new QueueMap(realNumTx, numCpus, numRxQueues, cpus.start, cpus.queues, rxqStart, rxqQueues);
+        return new QueueMap(numTxQueues, realNumTx, numCpus, numRxQueues, cpus.start, cpus.queues, rxqStart,
+            rxqQueues);
     }
 
     /**
      * This map after writing {@code mask} to {@code queues/tx-<txq>/xps_rxqs} (kernel-semantics §2.5, §2.6).
      *
-     * @throws IllegalArgumentException if there is no such TX queue, the device has a single TX queue, or the
-     *                                  mask is not {@code numRxQueues} bits.
+     * @throws IllegalArgumentException if there is no such TX queue or the mask is not {@code numRxQueues} bits
+     *                                  (unlike {@code xps_cpus}, a single-queue device takes it).
      */
     public QueueMap withXpsRxqs(final int txq, final XpsMask mask)
     {
         checkXpsTarget("xps_rxqs", txq);
         checkMaskSize("xps_rxqs", txq, mask, numRxQueues, "RX queues");
         final Flat rxqs = setXpsQueue(expand(rxqStart, rxqQueues), txq, mask);
-        return new QueueMap(realNumTx, numCpus, numRxQueues, cpuStart, cpuQueues, rxqs.start, rxqs.queues);
+        return new QueueMap(numTxQueues, realNumTx, numCpus, numRxQueues, cpuStart, cpuQueues, rxqs.start,
+            rxqs.queues);
     }
 
     /**
      * This map with {@code n} real TX queues; shrinking removes queues {@code >= n} from both maps
-     * (kernel-semantics §2.7). Sockets' cached queues are left alone: {@code pickTx}'s bound check catches
+     * (kernel-semantics §2.7); growing past the allocated count allocates that many. Sockets' cached queues are left
+     * alone: {@code pickTx}'s bound check catches
      * them (§1.4).
      *
      * @throws IllegalArgumentException if {@code n} is outside 1..{@value #MAX_TX_QUEUES}.
@@ -171,11 +178,12 @@ public final class QueueMap
         }
         if (n > realNumTx)
         {
-            return new QueueMap(n, numCpus, numRxQueues, cpuStart, cpuQueues, rxqStart, rxqQueues);
+            return new QueueMap(Math.max(numTxQueues, n), n, numCpus, numRxQueues, cpuStart, cpuQueues, rxqStart,
+                rxqQueues);
         }
         final Flat cpus = removeQueuesFrom(expand(cpuStart, cpuQueues), n, realNumTx);
         final Flat rxqs = removeQueuesFrom(expand(rxqStart, rxqQueues), n, realNumTx);
-        return new QueueMap(n, numCpus, numRxQueues, cpus.start, cpus.queues, rxqs.start, rxqs.queues);
+        return new QueueMap(numTxQueues, n, numCpus, numRxQueues, cpus.start, cpus.queues, rxqs.start, rxqs.queues);
     }
 
     /**
@@ -183,6 +191,7 @@ public final class QueueMap
      */
     public XpsMask xpsCpus(final int txq)
     {
+        checkMultiqueue(txq);
         checkXpsTarget("xps_cpus", txq);
         return readBack(cpuStart, cpuQueues, numCpus, txq);
     }
@@ -199,6 +208,12 @@ public final class QueueMap
     public int realNumTx()
     {
         return realNumTx;
+    }
+
+    /** The TX queues the device allocated ({@code num_tx_queues}), of which {@link #realNumTx} are in use. */
+    public int numTxQueues()
+    {
+        return numTxQueues;
     }
 
     public int numCpus()
@@ -380,14 +395,20 @@ public final class QueueMap
         return XpsMask.of(nrIds, Arrays.copyOf(ids, count));
     }
 
-    // kernel-semantics §2.5: queues/tx-<n> exists only for real queues; ENOENT on single-queue devices.
-    private void checkXpsTarget(final String attribute, final int txq)
+    // kernel-semantics §2.5: xps_cpus (not xps_rxqs) is ENOENT on a device that allocated a single TX queue
+    // (!netif_is_multiqueue: num_tx_queues, not the real count).
+    private void checkMultiqueue(final int txq)
     {
-        if (realNumTx == 1)
+        if (numTxQueues == 1)
         {
             throw new IllegalArgumentException(
-                attribute + " for tx-" + txq + ": the device has a single TX queue, which XPS does not apply to");
+                "xps_cpus for tx-" + txq + ": the device has a single TX queue, which XPS does not apply to");
         }
+    }
+
+    // kernel-semantics §2.5: queues/tx-<n> exists only for real queues.
+    private void checkXpsTarget(final String attribute, final int txq)
+    {
         if (txq < 0 || txq >= realNumTx)
         {
             throw new IllegalArgumentException(

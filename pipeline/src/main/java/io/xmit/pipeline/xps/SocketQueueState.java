@@ -1,15 +1,21 @@
 package io.xmit.pipeline.xps;
 
+import io.xmit.pipeline.txq.NanoClock;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * A socket's TX queue selection state (kernel-semantics §1.2–§1.5, §2.4): whether it is connected, its
- * cached TX queue, its recorded RX queue and how many of its packets are in flight.
+ * A socket's TX queue selection state (kernel-semantics §1.2–§1.6, §2.4): whether it is connected, its
+ * cached TX queue and when that was set, its recorded RX queue and how many of its packets are in flight.
  * <p>
  * "Connected" stands in for the kernel's cached dst: only a connected socket caches a TX queue (§1.2, §1.4)
- * or records an RX queue (§2.4). The socket's owner writes the cached TX queue; the RX path records the RX queue and
- * TX completions decrement the in-flight count from other threads, so those are volatile or atomic.
+ * or records an RX queue (§2.4). The socket's owner writes the cached TX queue and its time; the RX path records the
+ * RX queue and TX completions decrement the in-flight count from other threads, so those are volatile or atomic.
+ * <p>
+ * The cache ages as in 6.19 (§1.6): with a reselection period {@code p > 0}, a mapping set more than {@code p} ago
+ * reads as nothing cached, so a busy flow re-runs XPS or the hash. With {@code p == 0} it never ages, as before 6.19.
+ * Time is read from the socket's {@link NanoClock} in nanoseconds, where the kernel counts jiffies.
  */
 public final class SocketQueueState
 {
@@ -22,6 +28,15 @@ public final class SocketQueueState
      * No cached TX queue or no recorded RX queue.
      */
     public static final int NONE = -1;
+
+    /** A reselection period of 0: the cached queue never ages (the kernel before 6.19, or txq_reselection_ms = 0). */
+    public static final long NEVER_RESELECT = 0;
+
+    /**
+     * {@code sk_tx_queue_set} refreshes the time of an unchanged mapping once it is older than this: the kernel's
+     * {@code HZ}, one second whatever the reselection period (§1.6).
+     */
+    public static final long REFRESH_NANOS = 1_000_000_000L;
 
     private static final VarHandle IN_FLIGHT;
 
@@ -39,8 +54,39 @@ public final class SocketQueueState
 
     // Written by the socket's owner (connected) or its RX path (rxQueue) and read by the sender: volatile, which costs
     // the sender a plain load on x86, and the writes are rare (connect, or an RX queue that changed).
+    private final NanoClock clock;
+    private final long reselectionNanos;
     private volatile boolean connected;
     private int txQueue = NONE;
+    /** When {@link #txQueue} was last set or refreshed ({@code sk_tx_queue_mapping_jiffies}); kept only for p > 0. */
+    private long txQueueSetAt;
+
+    /** A socket whose cached queue never ages ({@link #NEVER_RESELECT}). */
+    public SocketQueueState()
+    {
+        this(NanoClock.SYSTEM, NEVER_RESELECT);
+    }
+
+    /**
+     * @param clock            the clock the cached queue's age is read from.
+     * @param reselectionNanos {@code txq_reselection_ms} in nanoseconds (§1.6): how long a cached queue is trusted,
+     *                         or {@link #NEVER_RESELECT}.
+     * @throws IllegalArgumentException if the clock is null or the period negative.
+     */
+    public SocketQueueState(final NanoClock clock, final long reselectionNanos)
+    {
+        if (null == clock)
+        {
+            throw new IllegalArgumentException("clock must not be null");
+        }
+        if (reselectionNanos < 0)
+        {
+            throw new IllegalArgumentException("TX queue reselection period " + reselectionNanos +
+                " ns is negative; 0 means never");
+        }
+        this.clock = clock;
+        this.reselectionNanos = reselectionNanos;
+    }
     private volatile int rxQueue = NONE;
     private volatile long inFlight;
 
@@ -70,7 +116,7 @@ public final class SocketQueueState
     }
 
     /**
-     * {@code sk_tx_queue_get} (§1.3): the cached TX queue, or {@link #NONE}.
+     * The cached TX queue as stored ({@code sk_tx_queue_mapping}), or {@link #NONE}, whatever its age.
      */
     public int txQueue()
     {
@@ -78,8 +124,24 @@ public final class SocketQueueState
     }
 
     /**
-     * {@code sk_tx_queue_set} (§1.3): caches {@code queue}, refusing negative values and values
-     * {@code >= 0xFFFF}. Storing is the caller's decision (only connected sockets cache, §1.2).
+     * {@code sk_tx_queue_get} (§1.3, §1.6): the cached TX queue, or {@link #NONE} when nothing is cached or, with a
+     * reselection period, when the mapping was set more than that period ago ({@code now > setAt + period}).
+     */
+    public int txQueueGet()
+    {
+        final int queue = txQueue;
+        if (NONE == queue || NEVER_RESELECT == reselectionNanos)
+        {
+            return queue;
+        }
+        return clock.nanoTime() - (txQueueSetAt + reselectionNanos) > 0 ? NONE : queue;
+    }
+
+    /**
+     * {@code sk_tx_queue_set} (§1.3, §1.6): caches {@code queue}, refusing negative values and values
+     * {@code >= 0xFFFF}. A new value is stamped with the time; the value already cached only has its time refreshed,
+     * and only once it is more than {@link #REFRESH_NANOS} old. Storing is the caller's decision (only connected
+     * sockets cache, §1.2).
      *
      * @return whether the value was stored.
      */
@@ -89,8 +151,28 @@ public final class SocketQueueState
         {
             return false;
         }
-        txQueue = queue;
+        if (NEVER_RESELECT == reselectionNanos)
+        {
+            txQueue = queue;
+            return true;
+        }
+        final long now = clock.nanoTime();
+        if (queue != txQueue)
+        {
+            txQueue = queue;
+            txQueueSetAt = now;
+        }
+        else if (now - (txQueueSetAt + REFRESH_NANOS) > 0)
+        {
+            txQueueSetAt = now;
+        }
         return true;
+    }
+
+    /** The reselection period in nanoseconds, or {@link #NEVER_RESELECT}. */
+    public long reselectionNanos()
+    {
+        return reselectionNanos;
     }
 
     /**

@@ -4,14 +4,14 @@ import io.xmit.pipeline.flow.Hashing;
 
 /**
  * Picks a packet's TX queue: {@code netdev_core_pick_tx} with {@code netdev_pick_tx} as the only selector
- * (kernel-semantics §1.1–§1.4, §2, §3.1/§3.3). Stateless; allocation-free.
+ * (kernel-semantics §1.1–§1.6, §2, §3.1/§3.3), as Linux 6.19 does it. Stateless; allocation-free.
  * <p>
  * The result is packed into an int: bits 0–15 the queue, bits 16+ the {@link SelectionRule} ordinal; unpack it
  * with {@link #queue(int)} and {@link #rule(int)}.
  * <p>
  * Not modelled: a driver {@code ndo_select_queue} (§1.1(c)), so every queue chosen here is already below
  * {@code realNumTx} and the §1.1(d) cap never fires; traffic classes (§3.1 with {@code numTc == 0}: the
- * whole range {@code [0, realNumTx)}); forwarded packets (§3.2); time-based reselection (§1.6).
+ * whole range {@code [0, realNumTx)}); forwarded packets (§3.2).
  */
 public final class TxQueueSelector
 {
@@ -42,10 +42,11 @@ public final class TxQueueSelector
             return pack(0, SelectionRule.SINGLE);
         }
 
-        // §1.2: a cached queue stands unless the packet may go out of order or the queue no longer exists.
+        // §1.2: a cached queue stands unless the packet may go out of order or the queue no longer exists;
+        // §1.6: sk_tx_queue_get answers nothing once the mapping is older than the reselection period.
         if (sk != null)
         {
-            final int cached = sk.txQueue();
+            final int cached = sk.txQueueGet();
             if (cached >= 0 && cached < realNumTx && !sk.oooOkay())
             {
                 return pack(cached, SelectionRule.CACHED);
@@ -59,7 +60,8 @@ public final class TxQueueSelector
             picked = pack(Hashing.reciprocalScale(flowHash, realNumTx), SelectionRule.HASH);
         }
 
-        // §1.2, §1.4: only a socket with a dst (connected) caches.
+        // §1.2, §1.4: only a socket with a dst (connected) caches; 6.19 stores even an unchanged queue, which
+        // refreshes its time (§1.6).
         if (sk != null && sk.connected())
         {
             sk.setTxQueue(queue(picked));

@@ -134,6 +134,54 @@ class TxQueueStateTest
     }
 
     @Test
+    void aQueueStoppedLongerThanTheTimeoutHasTimedOutButNotAtExactlyTheTimeout()
+    {
+        // kernel-semantics §8.2: time_after(now, transStart + timeo), strictly.
+        state.stopQueue();
+        clock.advance(5_000);
+        assertFalse(state.timedOut(5_000), "exactly the timeout is not past it");
+        clock.advance(1);
+        assertTrue(state.timedOut(5_000));
+    }
+
+    @Test
+    void aStoppedQueueTimesOutFromItsLastTransmitOrStopNotFromWhenItWasFirstStopped()
+    {
+        // §8.3: a queue stopped long ago whose transStart is old has timed out; each stop stamps it again.
+        state.setStackXoff();
+        clock.advance(10_000);
+        assertTrue(state.timedOut(5_000), "stopped by BQL without a stamp: transStart is the creation time");
+        state.stopQueue();
+        assertFalse(state.timedOut(5_000), "netif_tx_stop_queue stamps transStart");
+        state.wakeQueue();
+        assertTrue(state.stopped(), "STACK_XOFF still set");
+        clock.advance(5_001);
+        assertTrue(state.timedOut(5_000));
+    }
+
+    @Test
+    void aQueueThatKeepsTransmittingIsNeverTimedOut()
+    {
+        // §8.3: every accepted transmit moves transStart, so a stopped but busy queue never ages past the timeout.
+        state.stopQueue();
+        for (int i = 0; i < 100; i++)
+        {
+            clock.advance(4_999);
+            state.txStarted(clock.nanoTime());
+            assertFalse(state.timedOut(5_000), "after transmit " + i);
+        }
+    }
+
+    @Test
+    void anAwakeOrOnlyFrozenQueueIsNeverTimedOutHoweverOld()
+    {
+        clock.advance(1_000_000);
+        assertFalse(state.timedOut(5_000));
+        state.freeze();
+        assertFalse(state.timedOut(5_000), "FROZEN is not stopped (§8.2 looks at DRV|STACK)");
+    }
+
+    @Test
     void rejectsNullClock()
     {
         assertThrows(IllegalArgumentException.class, () -> new TxQueueState(null));

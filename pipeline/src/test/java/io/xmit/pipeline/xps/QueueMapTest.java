@@ -196,7 +196,7 @@ class QueueMapTest
     {
         // §2.3: in the kernel's window between a queue-count change and the map reset, an entry can name a
         // queue >= realNumTx; that map yields -1 and the next is tried, never another queue of the entry.
-        final QueueMap map = new QueueMap(2, 2, 2,
+        final QueueMap map = new QueueMap(2, 2, 2, 2,
             new int[]{0, 2, 2}, new int[]{0, 5},
             new int[]{0, 1, 1}, new int[]{3});
         assertEquals(0, queue(map.xpsQueue(0, -1, HASH_FIRST)));
@@ -245,7 +245,7 @@ class QueueMapTest
     @Test
     void rejectsWritesToMissingQueuesAndSingleQueueDevices()
     {
-        // §2.5: tx-<n> exists only below realNumTx; ENOENT on single-queue devices.
+        // §2.5: tx-<n> exists only below realNumTx; xps_cpus is ENOENT on single-queue devices.
         final QueueMap map = QueueMap.create(4, 4, 4);
         assertEquals("xps_cpus for tx-4: no such TX queue; queues are tx-0..tx-3",
             assertThrows(IllegalArgumentException.class, () -> map.withXpsCpus(4, cpus(0))).getMessage());
@@ -254,6 +254,19 @@ class QueueMapTest
         final QueueMap single = QueueMap.create(1, 4, 4);
         assertEquals("xps_cpus for tx-0: the device has a single TX queue, which XPS does not apply to",
             assertThrows(IllegalArgumentException.class, () -> single.withXpsCpus(0, cpus(0))).getMessage());
+    }
+
+    @Test
+    void singleQueueRefusalIsByTheAllocatedCountAndOnlyForXpsCpus()
+    {
+        // §2.5: xps_cpus checks netif_is_multiqueue (num_tx_queues > 1), not realNumTx; xps_rxqs has no such check.
+        final QueueMap narrowed = QueueMap.create(4, 4, 4).withRealNumTx(1);
+        assertEquals(4, narrowed.numTxQueues());
+        assertEquals(XpsMask.of(4, 2), narrowed.withXpsCpus(0, cpus(2)).xpsCpus(0));
+        final QueueMap single = QueueMap.create(1, 4, 4);
+        assertEquals(XpsMask.of(4, 1), single.withXpsRxqs(0, XpsMask.of(4, 1)).xpsRxqs(0));
+        assertEquals("xps_cpus for tx-0: the device has a single TX queue, which XPS does not apply to",
+            assertThrows(IllegalArgumentException.class, () -> single.xpsCpus(0)).getMessage());
     }
 
     @Test

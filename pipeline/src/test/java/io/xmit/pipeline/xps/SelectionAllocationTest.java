@@ -1,6 +1,7 @@
 package io.xmit.pipeline.xps;
 
 import io.xmit.pipeline.AllocationMeter;
+import io.xmit.pipeline.txq.NanoClock;
 
 import org.junit.jupiter.api.Test;
 
@@ -21,6 +22,8 @@ class SelectionAllocationTest
     private final SocketQueueState cachedSocket = new SocketQueueState();
     private final SocketQueueState rxqSocket = new SocketQueueState();
     private final SocketQueueState reselectingSocket = new SocketQueueState();
+    /** Busy, with a 1 ns reselection period: its cached queue has aged at nearly every pick (§1.6). */
+    private final SocketQueueState agingSocket = new SocketQueueState(NanoClock.SYSTEM, 1);
     private final long[] ruleCounts = new long[SelectionRule.values().length];
 
     SelectionAllocationTest()
@@ -31,23 +34,27 @@ class SelectionAllocationTest
         rxqSocket.connect();
         rxqSocket.recordRxQueue(1);
         reselectingSocket.connect();
+        agingSocket.connect();
+        agingSocket.packetSent();
     }
 
-    // Cycles through every rule: single, cached, xps-rxqs, xps-cpus, hash, and a connected re-caching socket.
+    // Cycles through every rule: single, cached, xps-rxqs, xps-cpus, hash, a connected re-caching socket and a busy
+    // one whose cached queue ages.
     private long run(final int operations)
     {
         long sum = 0;
         for (int i = 0; i < operations; i++)
         {
             final int hash = i * 0x9E37_79B9;
-            final int picked = switch (i % 6)
+            final int picked = switch (i % 7)
             {
                 case 0 -> TxQueueSelector.pickTx(single, cachedSocket, 0, hash);
                 case 1 -> TxQueueSelector.pickTx(multi, cachedSocket, 0, hash);
                 case 2 -> TxQueueSelector.pickTx(multi, rxqSocket, 0, hash);
                 case 3 -> TxQueueSelector.pickTx(multi, null, 0, hash);
                 case 4 -> TxQueueSelector.pickTx(multi, null, -1, hash);
-                default -> TxQueueSelector.pickTx(multi, reselectingSocket, i & 3, hash);
+                case 5 -> TxQueueSelector.pickTx(multi, reselectingSocket, i & 3, hash);
+                default -> TxQueueSelector.pickTx(multi, agingSocket, i & 3, hash);
             };
             ruleCounts[TxQueueSelector.rule(picked).ordinal()]++;
             sum += TxQueueSelector.queue(picked);

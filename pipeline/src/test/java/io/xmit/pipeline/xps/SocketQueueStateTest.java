@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SocketQueueStateTest
@@ -47,6 +48,78 @@ class SocketQueueStateTest
         sk.setTxQueue(3);
         sk.clearTxQueue();
         assertEquals(-1, sk.txQueue());
+    }
+
+    @Test
+    void cachedQueueReadsAsNoneOnlyOnceStrictlyOlderThanTheReselectionPeriod()
+    {
+        // §1.6: sk_tx_queue_get answers -1 when now > setAt + txq_reselection (time_is_before_jiffies).
+        final long[] now = {1_000};
+        final SocketQueueState sk = new SocketQueueState(() -> now[0], 500);
+        sk.setTxQueue(2);
+        now[0] = 1_500;
+        assertEquals(2, sk.txQueueGet());
+        now[0] = 1_501;
+        assertEquals(-1, sk.txQueueGet());
+        assertEquals(2, sk.txQueue());
+    }
+
+    @Test
+    void aNewQueueIsStampedAndTheSameQueueIsRefreshedOnlyPastOneSecond()
+    {
+        // §1.6: sk_tx_queue_set stamps a changed value; an unchanged one only when its stamp is older than HZ.
+        final long second = SocketQueueState.REFRESH_NANOS;
+        final long[] now = {0};
+        final SocketQueueState sk = new SocketQueueState(() -> now[0], 2 * second);
+        sk.setTxQueue(1);
+        now[0] = second;
+        sk.setTxQueue(1);
+        now[0] = 2 * second + 1;
+        assertEquals(-1, sk.txQueueGet(), "refreshed at exactly 1 s, which is not older than HZ");
+
+        sk.setTxQueue(1);
+        now[0] = 4 * second + 1;
+        assertEquals(1, sk.txQueueGet(), "refreshed at 2 s + 1 ns");
+        sk.setTxQueue(3);
+        now[0] = 6 * second + 1;
+        assertEquals(3, sk.txQueueGet(), "a changed value is stamped whatever the age");
+        now[0]++;
+        assertEquals(-1, sk.txQueueGet());
+    }
+
+    @Test
+    void aQueueSetAfterAClearIsStampedAnew()
+    {
+        final long[] now = {0};
+        final SocketQueueState sk = new SocketQueueState(() -> now[0], 100);
+        sk.setTxQueue(2);
+        now[0] = 150;
+        sk.clearTxQueue();
+        assertEquals(-1, sk.txQueueGet());
+        sk.setTxQueue(2);
+        now[0] = 250;
+        assertEquals(2, sk.txQueueGet());
+    }
+
+    @Test
+    void withoutAReselectionPeriodTheCachedQueueNeverAgesAndTheClockIsNotRead()
+    {
+        final SocketQueueState sk = new SocketQueueState(() ->
+        {
+            throw new AssertionError("clock read");
+        }, SocketQueueState.NEVER_RESELECT);
+        sk.setTxQueue(2);
+        sk.setTxQueue(2);
+        assertEquals(2, sk.txQueueGet());
+    }
+
+    @Test
+    void refusesANegativePeriodOrNoClock()
+    {
+        assertEquals("TX queue reselection period -1 ns is negative; 0 means never",
+            assertThrows(IllegalArgumentException.class, () -> new SocketQueueState(() -> 0, -1)).getMessage());
+        assertEquals("clock must not be null",
+            assertThrows(IllegalArgumentException.class, () -> new SocketQueueState(null, 0)).getMessage());
     }
 
     @Test

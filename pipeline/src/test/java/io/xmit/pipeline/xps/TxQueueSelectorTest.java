@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TxQueueSelectorTest
 {
     private static final int HASH = 0xC000_0000;
+    private static final long SECOND = 1_000_000_000L;
 
     private static XpsMask cpus(final int... bits)
     {
@@ -152,7 +153,7 @@ class TxQueueSelectorTest
     void xpsQueueBeyondRealNumTxFallsToTheHash()
     {
         // §2.3: chosen queue >= realNumTx -> -1 -> §2.2 next map -> §3 hash.
-        final QueueMap map = new QueueMap(2, 1, 1, new int[]{0, 1}, new int[]{3}, new int[]{0, 0}, new int[0]);
+        final QueueMap map = new QueueMap(2, 2, 1, 1, new int[]{0, 1}, new int[]{3}, new int[]{0, 0}, new int[0]);
         final int picked = pickTx(map, null, 0, -1);
         assertEquals(SelectionRule.HASH, rule(picked));
         assertEquals(1, queue(picked));
@@ -172,18 +173,74 @@ class TxQueueSelectorTest
     }
 
     @Test
-    void connectedSocketStaysOnItsQueueAfterThreadMigrationWhileBusy()
+    void connectedSocketStaysOnItsQueueAfterThreadMigrationWhileBusyWithoutReselection()
     {
-        // P3 sticky queues: the cache only moves on ooo_okay, even when the sender CPU maps elsewhere.
+        // P3 sticky queues, the kernel before 6.19 (txq_reselection_ms = 0): the cache only moves on ooo_okay, even
+        // when the sender CPU maps elsewhere.
         final QueueMap map = QueueMap.create(4, 4, 4).withXpsCpus(0, cpus(0)).withXpsCpus(3, cpus(1));
-        final SocketQueueState sk = connected();
+        final long[] now = {0};
+        final SocketQueueState sk = new SocketQueueState(() -> now[0], SocketQueueState.NEVER_RESELECT);
+        sk.connect();
         assertEquals(0, queue(pickTx(map, sk, 0, HASH)));
         sk.packetSent();
+        now[0] = 3_600 * SECOND;
         final int migrated = pickTx(map, sk, 1, HASH);
         assertEquals(0, queue(migrated));
         assertEquals(SelectionRule.CACHED, rule(migrated));
         sk.packetCompleted();
         assertEquals(3, queue(pickTx(map, sk, 1, HASH)));
+    }
+
+    @Test
+    void busyConnectedSocketFollowsXpsOnceItsQueueIsOlderThanTheReselectionPeriod()
+    {
+        // §1.6, the audit's scenario: xps_cpus tx-0={0}, tx-3={1}; cached on tx-0 from CPU 0, a packet always in
+        // flight, the thread moves to CPU 1. 6.19 keeps tx-0 up to txq_reselection_ms (1 s), then XPS picks tx-3.
+        final QueueMap map = QueueMap.create(4, 4, 4).withXpsCpus(0, cpus(0)).withXpsCpus(3, cpus(1));
+        final long[] now = {5 * SECOND};
+        final SocketQueueState sk = new SocketQueueState(() -> now[0], SECOND);
+        sk.connect();
+        assertEquals(SelectionRule.XPS_CPUS, rule(pickTx(map, sk, 0, HASH)));
+        assertEquals(0, sk.txQueue());
+        sk.packetSent();
+
+        now[0] += SECOND;
+        final int atThePeriod = pickTx(map, sk, 1, HASH);
+        assertEquals(0, queue(atThePeriod));
+        assertEquals(SelectionRule.CACHED, rule(atThePeriod));
+
+        now[0] += 1;
+        final int aged = pickTx(map, sk, 1, HASH);
+        assertEquals(3, queue(aged));
+        assertEquals(SelectionRule.XPS_CPUS, rule(aged));
+        assertEquals(3, sk.txQueue());
+
+        // The new mapping is stamped now: the flow stays on tx-3 for another period, though still busy.
+        now[0] += SECOND;
+        assertEquals(SelectionRule.CACHED, rule(pickTx(map, sk, 0, HASH)));
+        assertEquals(3, sk.txQueue());
+    }
+
+    @Test
+    void reselectionThatPicksTheSameQueueRefreshesItsTimeOnlyOnceASecondOld()
+    {
+        // §1.6: sk_tx_queue_set with the value already cached refreshes the time only past HZ (1 s), whatever the
+        // period, so with a 100 ms period a busy flow re-runs XPS on every packet between 100 ms and 1 s.
+        final QueueMap map = QueueMap.create(4, 4, 4).withXpsCpus(2, cpus(0));
+        final long[] now = {0};
+        final SocketQueueState sk = new SocketQueueState(() -> now[0], SECOND / 10);
+        sk.connect();
+        pickTx(map, sk, 0, HASH);
+        sk.packetSent();
+
+        now[0] = SECOND / 2;
+        assertEquals(SelectionRule.XPS_CPUS, rule(pickTx(map, sk, 0, HASH)));
+        assertEquals(SelectionRule.XPS_CPUS, rule(pickTx(map, sk, 0, HASH)));
+
+        now[0] = SECOND + 1;
+        assertEquals(SelectionRule.XPS_CPUS, rule(pickTx(map, sk, 0, HASH)));
+        assertEquals(SelectionRule.CACHED, rule(pickTx(map, sk, 0, HASH)));
+        assertEquals(2, sk.txQueue());
     }
 
     @Test

@@ -503,10 +503,21 @@ public final class HostEngine implements NeighbourHandler, StageEngine
         path.publish(new NextHops(ips, macs));
     }
 
-    /** The TX queue of an answer to a frame of RX queue {@code rxq}: XPS by RX queue, else the same number. */
     private int answerQueue(final int rxq)
     {
-        final QueueMap map = port.queueMap();
+        return answerQueue(port.queueMap(), rxq);
+    }
+
+    /**
+     * The TX queue of an ARP or ICMP answer to a frame of RX queue {@code rxq}: XPS by RX queue, else that RX queue's
+     * number folded onto the real TX queues (kernel-semantics §3.2's rule for a packet that carries its RX queue).
+     * A deliberate departure: the kernel answers from a new skb, which carries no RX queue, on the XPS queue of the
+     * CPU that handled the request or by the answer's flow hash; here an answer leaves on the TX queue paired with the
+     * RX queue it answers, whichever CPU the host actor runs on, and its ring frame carries no flow hash
+     * ({@code NO_FLOW_HASH}), since no later stage reads it.
+     */
+    static int answerQueue(final QueueMap map, final int rxq)
+    {
         final int picked = map.xpsQueue(CpuThread.NO_CPU, rxq, 0);
         return QueueMap.NO_QUEUE == picked ? rxq % map.realNumTx() : TxQueueSelector.queue(picked);
     }

@@ -2,6 +2,7 @@ package io.xmit.actors.internal.lifecycle;
 
 import akka.actor.typed.ActorRef;
 import akka.actor.typed.javadsl.AskPattern;
+import io.xmit.actors.Endpoint;
 import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.PortAddress;
 import io.xmit.actors.SocketOptions;
@@ -16,6 +17,8 @@ import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.pipeline.flow.FlowKey;
+import io.xmit.pipeline.txq.NanoClock;
+import io.xmit.pipeline.xps.SocketQueueState;
 import io.xmit.transport.ring.PacketPublication;
 import io.xmit.transport.ring.PacketSubscription;
 import io.xmit.transport.ring.RingDoorbell;
@@ -97,14 +100,15 @@ public final class SocketLifecycle
             final UdpSocketImpl[] holder = new UdpSocketImpl[1];
             final UdpSocketImpl socket = new UdpSocketImpl(id, cpu, port, local, "*".equals(options.address()),
                 options.reusePort(), options.priority(), options.sendBufferPackets(), publication, subscription,
-                socketCounters, () -> close(holder[0]));
+                new SocketQueueState(NanoClock.SYSTEM, config.txqReselection().toNanos()), socketCounters,
+                () -> close(holder[0]), peer -> associate(holder[0], peer));
             holder[0] = socket;
             socket.trace(parts.tracer().point(port.port(), -1));
             try
             {
                 if (null != options.connectTo())
                 {
-                    socket.connect(options.connectTo());
+                    socket.setPeer(options.connectTo());
                 }
                 parts.sockets().put(socket);
             }
@@ -144,6 +148,33 @@ public final class SocketLifecycle
             }
             resources.put(id, new SocketResources(actor, receiver, socketCounters));
             return socket;
+        }
+    }
+
+    /**
+     * {@code UdpSocket.connect} ({@code peer}) and {@code disconnect} (null): the new peer, and the socket re-filed in
+     * the socket table under it; if the table refuses it (the address is taken), the old peer is put back.
+     */
+    private void associate(final UdpSocketImpl socket, final Endpoint peer)
+    {
+        ControlCalls.checkControlThread(null == peer ? "disconnecting a socket" : "connecting a socket");
+        synchronized (open)
+        {
+            if (socket.isClosed())
+            {
+                throw new IllegalStateException("socket " + socket.id() + " is closed");
+            }
+            final Endpoint before = socket.remote();
+            socket.setPeer(peer);
+            try
+            {
+                parts.sockets().put(socket);
+            }
+            catch (final RuntimeException ex)
+            {
+                socket.setPeer(before);
+                throw ex;
+            }
         }
     }
 

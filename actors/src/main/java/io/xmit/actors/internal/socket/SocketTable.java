@@ -134,19 +134,19 @@ public final class SocketTable
         return null == group ? s.bound[slot] : group.select(cpu, hash);
     }
 
-    /** Adds or re-files a socket (after a connect); throws if its address is taken. */
+    /** Adds or re-files a socket (after a connect); throws if its address is taken, leaving the table as it was. */
     public synchronized void put(final UdpSocketImpl socket)
     {
-        sockets.remove(socket);
         for (final UdpSocketImpl other : sockets)
         {
-            if (clashes(other, socket))
+            if (other != socket && clashes(other, socket))
             {
                 throw new IllegalStateException("address in use: " + socket.local() +
                     (null == socket.remote() ? "" : " connected to " + socket.remote()) + " on port " +
                     socket.port() + " is taken by socket " + other.id());
             }
         }
+        sockets.remove(socket);
         sockets.add(socket);
         rebuild();
     }

@@ -22,6 +22,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 
 import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * The pipeline's side of a {@link UdpSocket}: the send path (TX queue selection, ring claim, frame write, hold
@@ -37,7 +38,7 @@ public final class UdpSocketImpl implements UdpSocket
     private final boolean reusePort;
     private final int priority;
     private final long sendBufferPackets;
-    private final SocketQueueState queueState = new SocketQueueState();
+    private final SocketQueueState queueState;
     private final UdpFrameWriter writer = new UdpFrameWriter();
     private final PacketClaim claim = new PacketClaim();
     private final FlowKey scratch = new FlowKey();
@@ -47,6 +48,7 @@ public final class UdpSocketImpl implements UdpSocket
     private final AtomicCounter backPressured;
     private final AtomicCounter refused;
     private final Runnable onClose;
+    private final Consumer<Endpoint> onAssociate;
     private final SendGate.Sender sender = new SendGate.Sender();
 
     private final FlowKey connectedFlow = new FlowKey();
@@ -78,8 +80,10 @@ public final class UdpSocketImpl implements UdpSocket
         final long sendBufferPackets,
         final PacketPublication receiveRing,
         final PacketSubscription receiveSubscription,
+        final SocketQueueState queueState,
         final AtomicCounter[] counters,
-        final Runnable onClose)
+        final Runnable onClose,
+        final Consumer<Endpoint> onAssociate)
     {
         this.id = id;
         this.cpu = cpu;
@@ -94,7 +98,9 @@ public final class UdpSocketImpl implements UdpSocket
         this.sent = counters[0];
         this.backPressured = counters[1];
         this.refused = counters[2];
+        this.queueState = queueState;
         this.onClose = onClose;
+        this.onAssociate = onAssociate;
     }
 
     @Override
@@ -381,13 +387,35 @@ public final class UdpSocketImpl implements UdpSocket
         return result;
     }
 
-    /**
-     * Connects to {@code peer}: only its datagrams are received from now on, {@link #send} goes to it, and the
-     * socket caches its TX queue (§1.2) and records the RX queue its datagrams arrive on (§2.4). Call before
-     * sending from the sending thread; the pipeline's socket table is updated before this returns.
-     */
+    @Override
     public void connect(final Endpoint peer)
     {
+        Objects.requireNonNull(peer, "peer");
+        onAssociate.accept(peer);
+    }
+
+    @Override
+    public void disconnect()
+    {
+        onAssociate.accept(null);
+    }
+
+    /**
+     * Sets the peer without touching the socket table, which the caller updates ({@code SocketLifecycle}): with
+     * {@code peer} the socket is connected, {@link #send} goes to it, the socket caches its TX queue (§1.2) and
+     * records the RX queue its datagrams arrive on (§2.4); with null it is disconnected. Either way the dst changes, so
+     * the cached TX queue is cleared (§1.4).
+     *
+     * @throws IllegalArgumentException if {@code peer} is not of the socket's family; nothing has changed then.
+     */
+    public void setPeer(final Endpoint peer)
+    {
+        if (null == peer)
+        {
+            remote = null;
+            queueState.disconnect();
+            return;
+        }
         if (peer.family() != local.family())
         {
             throw new IllegalArgumentException("cannot connect an IPv" + local.family() + " socket to " + peer);
@@ -401,6 +429,7 @@ public final class UdpSocketImpl implements UdpSocket
             connectedFlow.setIpv6(FlowKey.PROTO_UDP, local.srcHi(), local.srcLo(), peer.hi(), peer.lo(),
                 local.srcPort(), peer.port());
         }
+        // §3.4: the 5-tuple's hash, not a random sk_txhash per connect (a departure kernel-semantics.md states).
         connectedHash = portContext.hasher().hash(connectedFlow);
         queueState.connect();
         remote = peer;

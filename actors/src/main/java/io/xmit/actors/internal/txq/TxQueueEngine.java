@@ -19,7 +19,7 @@ import org.agrona.concurrent.status.AtomicCounter;
  * has sent, releases each packet's socket in completion order (which drives {@code ooo_okay} and send-buffer
  * limits), tells BQL, and wakes the queue and its qdisc when there is room again (§7.3, §7.6).
  */
-public final class TxQueueEngine implements StageEngine
+public final class TxQueueEngine implements StageEngine, TxWatchdog.Watched
 {
     private final int txq;
     private final NicDriver driver;
@@ -196,7 +196,8 @@ public final class TxQueueEngine implements StageEngine
     }
 
     /** The TX watchdog's look at the queue, published as the {@code txq_stopped} gauge. */
-    void observeStopped(final boolean stopped)
+    @Override
+    public void observeStopped(final boolean stopped)
     {
         stoppedGauge.setRelease(stopped ? 1 : 0);
     }
@@ -206,7 +207,8 @@ public final class TxQueueEngine implements StageEngine
      * wakes it, so its backlog drains. Runs on the watchdog's thread; the shim serialises it with this queue's
      * bursts and reclaims, and the queue state is atomic.
      */
-    void watchdogReset()
+    @Override
+    public void watchdogReset()
     {
         watchdogResets.incrementRelease();
         driver.txReset(txq);

@@ -20,6 +20,7 @@ import io.xmit.pipeline.testing.Await;
 import io.xmit.pipeline.txq.ByteQueueLimits;
 import io.xmit.pipeline.txq.TxQueueState;
 import io.xmit.pipeline.xps.QueueMap;
+import io.xmit.pipeline.xps.SocketQueueState;
 import io.xmit.transport.nic.NicDevice;
 import io.xmit.transport.nic.NicDriver;
 import io.xmit.transport.nic.RxBurst;
@@ -149,8 +150,8 @@ final class QdiscEngineSupport implements AutoCloseable
             counters.allocate(CounterType.SOCKET_SEND_BACKPRESSURED, scope),
             counters.allocate(CounterType.SOCKET_SEND_REFUSED, scope)};
         final UdpSocketImpl socket = new UdpSocketImpl(id, 0, portContext, local, false, false, priority, 0, null, null,
-            sendCounters, () -> {});
-        socket.connect(Endpoint.of(PEER, PEER_PORT));
+            new SocketQueueState(), sendCounters, () -> {}, peer -> {});
+        socket.setPeer(Endpoint.of(PEER, PEER_PORT));
         sockets.put(socket);
         return socket;
     }

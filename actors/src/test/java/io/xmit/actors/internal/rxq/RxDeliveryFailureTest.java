@@ -14,6 +14,7 @@ import io.xmit.pipeline.frame.UdpFrameWriter;
 import io.xmit.pipeline.qdisc.DescriptorBatch;
 import io.xmit.pipeline.testing.Await;
 import io.xmit.pipeline.xps.QueueMap;
+import io.xmit.pipeline.xps.SocketQueueState;
 import io.xmit.transport.nic.NicDevice;
 import io.xmit.transport.nic.NicDriver;
 import io.xmit.transport.nic.TxCompletion;
@@ -121,7 +122,8 @@ class RxDeliveryFailureTest
             counters.allocate(CounterType.SOCKET_SENT, scope),
             counters.allocate(CounterType.SOCKET_SEND_BACKPRESSURED, scope),
             counters.allocate(CounterType.SOCKET_SEND_REFUSED, scope)};
-        return new UdpSocketImpl(id, 0, context, local, true, false, 0, 0, ring, subscription, sendCounters, () -> { });
+        return new UdpSocketImpl(id, 0, context, local, true, false, 0, 0, ring, subscription, new SocketQueueState(),
+            sendCounters, () -> { }, peer -> { });
     }
 
     /** One tx_burst on port 0 of UDP frames to the given ports of port 1, frame i carrying sequence number i. */

@@ -6,6 +6,7 @@ import io.xmit.actors.cpu.CpuThread;
 import io.xmit.actors.internal.xps.PortContext;
 import io.xmit.pipeline.flow.FlowHasher;
 import io.xmit.pipeline.flow.FlowKey;
+import io.xmit.pipeline.xps.SocketQueueState;
 import io.xmit.transport.ring.PacketPublication;
 
 import org.agrona.concurrent.status.AtomicCounter;
@@ -77,7 +78,7 @@ public class SocketTableTest
     {
         final UdpSocketImpl socket = open(1, 1, "10.0.0.2", 7000, false, null);
         assertSame(socket, lookup(1, "10.0.0.1", 1, "10.0.0.2", 7000));
-        socket.connect(Endpoint.of("10.0.0.1", 9));
+        socket.setPeer(Endpoint.of("10.0.0.1", 9));
         table.put(socket);
         assertEquals(1, table.sockets().size(), "re-filed, not added twice");
         assertSame(socket, lookup(1, "10.0.0.1", 9, "10.0.0.2", 7000));
@@ -98,12 +99,19 @@ public class SocketTableTest
             assertThrows(IllegalStateException.class,
                 () -> table.put(socket(5, 0, "10.0.0.1", 53, true))).getMessage());
         final UdpSocketImpl samePeer = socket(6, 0, "10.0.0.1", 53, false);
-        samePeer.connect(Endpoint.of("10.0.0.2", 9));
+        samePeer.setPeer(Endpoint.of("10.0.0.2", 9));
         assertEquals("address in use: 10.0.0.1:53 connected to 10.0.0.2:9 on port 0 is taken by socket 3",
             assertThrows(IllegalStateException.class, () -> table.put(samePeer)).getMessage());
         assertEquals(List.of(exact, wildcard, connected), table.sockets());
         assertNull(table.byId(4));
         assertNull(table.byId(6));
+
+        // A socket already in the table that is refused a new peer stays filed (a connect that clashes).
+        exact.setPeer(Endpoint.of("10.0.0.2", 9));
+        assertThrows(IllegalStateException.class, () -> table.put(exact));
+        exact.setPeer(null);
+        assertEquals(List.of(exact, wildcard, connected), table.sockets());
+        assertSame(exact, table.byId(1));
 
         // What differs in any one of device port, family, local port, address or peer is not a clash.
         open(7, 1, "10.0.0.1", 53, false, null);
@@ -249,8 +257,8 @@ public class SocketTableTest
         {
             local.setIpv6(FlowKey.PROTO_UDP, at.hi(), at.lo(), 0, 0, localPort, 0);
         }
-        return new UdpSocketImpl(id, cpu, PORTS[port], local, wildcard, reusePort, 0, 0, null, null, new AtomicCounter[3],
-            () -> { });
+        return new UdpSocketImpl(id, cpu, PORTS[port], local, wildcard, reusePort, 0, 0, null, null,
+            new SocketQueueState(), new AtomicCounter[3], () -> { }, peer -> { });
     }
 
     private UdpSocketImpl open(final int id, final int port, final String address, final int localPort,
@@ -259,7 +267,7 @@ public class SocketTableTest
         final UdpSocketImpl socket = socket(id, port, address, localPort, wildcard);
         if (null != peer)
         {
-            socket.connect(peer);
+            socket.setPeer(peer);
         }
         table.put(socket);
         return socket;
