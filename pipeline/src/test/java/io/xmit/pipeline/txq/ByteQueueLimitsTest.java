@@ -56,6 +56,23 @@ class ByteQueueLimitsTest
     }
 
     @Test
+    void aWatchdogLookingWhileBqlStopsTheQueueNeverSeesItStoppedSinceAnOldStamp_7_2()
+    {
+        // kernel-semantics §7.2, §8.3: over the limit, sent() stamps transStart before it sets STACK_XOFF. The
+        // watchdog looks in between (inside the stamp's clock read): it must find the queue running, not stopped
+        // since the queue's creation 10 s ago.
+        final long[] seen = {Long.MIN_VALUE};
+        clock.set(10_000_000_100L);
+        clock.onNextRead(() -> seen[0] = WatchdogLook.stoppedFor(state));
+
+        assertTrue(bql.sent(1000));
+
+        assertEquals(WatchdogLook.RUNNING, seen[0], "the watchdog saw the queue stopped for " + seen[0] + " ns");
+        assertEquals(STACK_XOFF, state.bits());
+        assertEquals(0, WatchdogLook.stoppedFor(state));
+    }
+
+    @Test
     void sentWithinLimitLeavesStateAlone()
     {
         bql.sent(1000);

@@ -62,6 +62,22 @@ class TxQueueStateTest
     }
 
     @Test
+    void aWatchdogLookingWhileTheQueueStopsNeverSeesItStoppedSinceAnOldStamp_7_6()
+    {
+        // kernel-semantics §7.6, §8.3: netif_tx_stop_queue stamps transStart before it sets DRV_XOFF. The watchdog
+        // looks in the middle of the stop (inside its clock read, between the two steps): it must find the queue
+        // running, not stopped since the stamp of 10 s ago, which would reset a queue that has only just stopped.
+        final long[] seen = {Long.MIN_VALUE};
+        clock.set(10_000_001_000L);
+        clock.onNextRead(() -> seen[0] = WatchdogLook.stoppedFor(state));
+
+        state.stopQueue();
+
+        assertEquals(WatchdogLook.RUNNING, seen[0], "the watchdog saw the queue stopped for " + seen[0] + " ns");
+        assertEquals(0, WatchdogLook.stoppedFor(state));
+    }
+
+    @Test
     void wakeQueueReportsOnlyTheCallThatClearedDrvXoff()
     {
         // kernel-semantics §7.6: netif_tx_wake_queue schedules only if test_and_clear found DRV_XOFF set.
