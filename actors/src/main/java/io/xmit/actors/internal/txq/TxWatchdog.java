@@ -51,8 +51,12 @@ public final class TxWatchdog
                 for (int q = 0; q < states.length; q++)
                 {
                     final TxQueueState state = states[q];
+                    // The stop bits first, then the stamp, as dev_watchdog does (§8.2): a stop stamps transStart before
+                    // it sets its bit (§7.6, §7.2), so a queue seen stopped is seen with its stop's stamp. Read the
+                    // other way round, a queue idle for longer than the timeout that stops between the two reads
+                    // would be taken for hung and reset.
+                    final boolean stopped = state.stopped();
                     final long stoppedFor = state.clock().nanoTime() - state.transStart();
-                    final boolean stopped = (state.bits() & (TxQueueState.DRV_XOFF | TxQueueState.STACK_XOFF)) != 0;
                     queues[q].observeStopped(stopped);
                     if (stopped && stoppedFor > timeoutNanos)
                     {
