@@ -143,6 +143,9 @@ public final class TxQueueState
      * {@code dev_watchdog}'s test of one queue (§8.2): stopped (DRV_XOFF or STACK_XOFF) and
      * {@code now > transStart + timeout}, strictly, so a queue stopped exactly {@code timeout} ago has not timed out.
      * A queue that transmits or stops again moves {@code transStart} (§8.3), and an awake queue never times out.
+     * The stop bits are read first, then the stamp, as dev_watchdog does (§8.2): a stop stamps {@code transStart}
+     * before it sets its bit (§7.6, §7.2), so a queue seen stopped is seen with its stop's stamp. Read the other way
+     * round, a queue idle for longer than the timeout that stops between the two reads would be taken for hung.
      */
     public boolean timedOut(final long timeoutNanos)
     {

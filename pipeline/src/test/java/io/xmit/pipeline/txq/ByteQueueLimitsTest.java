@@ -11,6 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ByteQueueLimitsTest
 {
+    private static final long ONE_SECOND = 1_000_000_000L;
+
     private final ManualClock clock = new ManualClock(100);
     private final TxQueueState state = new TxQueueState(clock);
     private final ByteQueueLimits bql = new ByteQueueLimits(state);
@@ -53,6 +55,24 @@ class ByteQueueLimitsTest
         assertFalse(racingState.stopped());
         assertEquals(700, racingState.transStart());
         assertEquals(1000, racing[0].avail());
+    }
+
+    @Test
+    void aWatchdogLookingWhileBqlStopsTheQueueNeverSeesItStoppedSinceAnOldStamp_7_2()
+    {
+        // kernel-semantics §7.2, §8.3: over the limit, sent() stamps transStart before it sets STACK_XOFF. The
+        // watchdog looks in between (inside the stamp's clock read): it must find the queue running, not stopped
+        // since the queue's creation 10 s ago.
+        final boolean[] seen = {true};
+        clock.set(10_000_000_100L);
+        clock.onNextRead(() -> seen[0] = state.timedOut(ONE_SECOND));
+
+        assertTrue(bql.sent(1000));
+
+        assertFalse(seen[0], "the watchdog took the queue it saw stopping for stopped since the old stamp");
+        assertEquals(STACK_XOFF, state.bits());
+        assertFalse(state.timedOut(ONE_SECOND));
+        assertTrue(state.stopped());
     }
 
     @Test

@@ -12,6 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class TxQueueStateTest
 {
+    private static final long ONE_SECOND = 1_000_000_000L;
+
     private final ManualClock clock = new ManualClock(1_000);
     private final TxQueueState state = new TxQueueState(clock);
 
@@ -59,6 +61,23 @@ class TxQueueStateTest
         state.stopQueue();
         assertEquals(DRV_XOFF, state.bits());
         assertEquals(5_000, state.transStart());
+    }
+
+    @Test
+    void aWatchdogLookingWhileTheQueueStopsNeverSeesItStoppedSinceAnOldStamp_7_6()
+    {
+        // kernel-semantics §7.6, §8.3: netif_tx_stop_queue stamps transStart before it sets DRV_XOFF. The watchdog
+        // looks in the middle of the stop (inside its clock read, between the two steps): it must find the queue
+        // running, not stopped since the stamp of 10 s ago, which would reset a queue that has only just stopped.
+        final boolean[] seen = {true};
+        clock.set(10_000_001_000L);
+        clock.onNextRead(() -> seen[0] = state.timedOut(ONE_SECOND));
+
+        state.stopQueue();
+
+        assertFalse(seen[0], "the watchdog took the queue it saw stopping for stopped since the old stamp");
+        assertFalse(state.timedOut(ONE_SECOND));
+        assertTrue(state.stopped());
     }
 
     @Test
