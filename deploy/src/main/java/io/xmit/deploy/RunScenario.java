@@ -3,6 +3,7 @@ package io.xmit.deploy;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.javadsl.Behaviors;
 import com.typesafe.config.ConfigFactory;
+import io.aeron.exceptions.AeronException;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.SocketOptions;
@@ -101,10 +102,11 @@ final class RunScenario
             {
                 pipeline = Pipeline.start(system, settings.pipeline());
             }
-            catch (final IllegalStateException | IllegalArgumentException | UncheckedIOException | NicException ex)
+            catch (final IllegalStateException | IllegalArgumentException | UncheckedIOException | NicException |
+                AeronException ex)
             {
                 // What only starting can find: a counters directory that is not there, a trace file that cannot be
-                // written, a device that cannot be opened.
+                // written, a device that cannot be opened, a /dev/shm too small for the rings.
                 err.println("xmit run: cannot start the pipeline: " + ex.getMessage());
                 return Main.EXIT_FAILED;
             }
