@@ -7,6 +7,7 @@ import io.xmit.actors.internal.lifecycle.Books;
 import io.xmit.actors.internal.lifecycle.ControlCalls;
 import io.xmit.actors.internal.lifecycle.FaultInjection;
 import io.xmit.actors.internal.lifecycle.GracefulStop;
+import io.xmit.actors.internal.lifecycle.JvmFlags;
 import io.xmit.actors.internal.lifecycle.OpenState;
 import io.xmit.actors.internal.lifecycle.PipelineAssembly;
 import io.xmit.actors.internal.lifecycle.PipelineParts;
@@ -62,14 +63,31 @@ public final class Pipeline implements AutoCloseable
     }
 
     /**
+     * Builds and starts a pipeline in {@code system} from the system's configuration, as Akka extensions do: the keys
+     * under {@code xmit} ({@link PipelineConfig#fromConfig}) of the application's {@code application.conf} (or the file
+     * {@code -Dconfig.file} names) over the defaults in the actors module's {@code reference.conf}.
+     *
+     * @throws IllegalArgumentException if a key is unknown or a value not allowed, naming the key, or the
+     *                                  configuration does not fit the device.
+     * @throws IllegalStateException    if the JVM lacks a flag xmit needs, naming it, or a resource cannot be had.
+     */
+    public static Pipeline start(final ActorSystem<?> system)
+    {
+        JvmFlags.check();
+        return start(system, PipelineConfig.fromConfig(system.settings().config()));
+    }
+
+    /**
      * Builds and starts a pipeline in {@code system}.
      *
      * @throws IllegalArgumentException if the configuration does not fit the device (an XPS mask, say).
-     * @throws IllegalStateException    if a resource cannot be had (the device, the rings, the counters file);
-     *                                  whatever was already made is released.
+     * @throws IllegalStateException    if the JVM lacks a flag xmit needs (naming it), or a resource cannot be had
+     *                                  (the device, the rings, the counters file); whatever was already made is
+     *                                  released.
      */
     public static Pipeline start(final ActorSystem<?> system, final PipelineConfig config)
     {
+        JvmFlags.check();
         final PipelineParts parts = PipelineAssembly.assemble(system, config);
         try
         {

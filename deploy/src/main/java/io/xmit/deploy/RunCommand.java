@@ -16,14 +16,14 @@ import java.util.List;
 
 /**
  * {@code xmit run}: the main job, the {@link RunScenario built-in scenario} on its embedded configuration (deploy's
- * {@code reference.conf}), changed by a file, {@code --set} and the shortcut options, all checked before anything
- * starts.
+ * {@code run.conf} over the actors module's {@code reference.conf}), changed by the application's configuration, a
+ * file, {@code --set} and the shortcut options, all checked before anything starts.
  */
 final class RunCommand
 {
     private static final String HELP = """
         usage: xmit run [options]
-          --config FILE      a HOCON file, xmit { … } (every key: deploy/src/main/resources/reference.conf)
+          --config FILE      a HOCON file, xmit { … } (every key: actors/src/main/resources/reference.conf)
           --set KEY=VALUE    override one key (under xmit; the xmit. prefix is optional); repeatable, the last wins
           --duration D       how long, e.g. 10s, 2m, or plain seconds (default 10s; xmit.run.duration)
           --rate N           requests per second offered (default 50000; xmit.run.rate)

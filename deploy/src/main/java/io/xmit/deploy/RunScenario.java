@@ -3,6 +3,7 @@ package io.xmit.deploy;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.javadsl.Behaviors;
 import com.typesafe.config.ConfigFactory;
+import io.aeron.exceptions.AeronException;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.SocketOptions;
@@ -40,7 +41,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * the socket on the CPU its RX queue runs on, whose handler replies in place. Port B (10.0.0.2) runs the clients,
  * one connected socket per flow, offering a steady load from one generator thread. A live line per second; at the
  * end (the duration, or Ctrl-C) the load stops, the replies still in flight are waited for, and a summary is
- * printed.
+ * printed. On {@code afpacket}, one port on a kernel interface, there is no port B: the service answers the hosts on
+ * the link (and the port's host actor their ARP and ping), and the summary counts what it sent and delivered.
  */
 final class RunScenario
 {
@@ -100,10 +102,11 @@ final class RunScenario
             {
                 pipeline = Pipeline.start(system, settings.pipeline());
             }
-            catch (final IllegalStateException | IllegalArgumentException | UncheckedIOException | NicException ex)
+            catch (final IllegalStateException | IllegalArgumentException | UncheckedIOException | NicException |
+                AeronException ex)
             {
                 // What only starting can find: a counters directory that is not there, a trace file that cannot be
-                // written, a device that cannot be opened.
+                // written, a device that cannot be opened, a /dev/shm too small for the rings.
                 err.println("xmit run: cannot start the pipeline: " + ex.getMessage());
                 return Main.EXIT_FAILED;
             }
@@ -134,17 +137,34 @@ final class RunScenario
             final List<UdpSocket> clients = openSockets(pipeline);
             // The duration is the load's: opening a few hundred sockets is not part of it.
             final long started = System.nanoTime();
-            out.printf(Locale.ROOT, "xmit run: %s, %d CPUs, XPS %s, %d flows, %,d requests/s offered, %d s; " +
-                "counters %s%n", pipeline.config().device(), pipeline.config().cpus(),
-                pipeline.config().xpsPreset().label(), settings.flows(), settings.rate(),
-                settings.duration().toSeconds(), pipeline.countersPath());
+            if (clients.isEmpty())
+            {
+                out.printf(Locale.ROOT, "xmit run: %s, %d CPUs, XPS %s, serving UDP %s to the link's hosts, %d s; " +
+                    "counters %s%n", pipeline.config().device(), pipeline.config().cpus(),
+                    pipeline.config().xpsPreset().label(),
+                    Endpoint.ipv4(pipeline.config().ports().get(0).ipv4(), SERVICE_PORT),
+                    settings.duration().toSeconds(), pipeline.countersPath());
+            }
+            else
+            {
+                out.printf(Locale.ROOT, "xmit run: %s, %d CPUs, XPS %s, %d flows, %,d requests/s offered, %d s; " +
+                    "counters %s%n", pipeline.config().device(), pipeline.config().cpus(),
+                    pipeline.config().xpsPreset().label(), settings.flows(), settings.rate(),
+                    settings.duration().toSeconds(), pipeline.countersPath());
+            }
             final TraceConfig trace = pipeline.config().trace();
             if (trace.selector().active() || !trace.file().isEmpty())
             {
                 out.printf(Locale.ROOT, "xmit run: tracing %s, %s%n", trace.selector(), trace.file().isEmpty() ?
                     "events on the xmit.trace log (INFO)" : "packets into " + trace.file());
             }
-            final Thread generator = Thread.ofPlatform().name("xmit-run-load").start(() -> load.offer(clients));
+            final Thread generator = Thread.ofPlatform().name("xmit-run-load").start(() ->
+            {
+                if (!clients.isEmpty())
+                {
+                    load.offer(clients);
+                }
+            });
             final long end = started + settings.duration().toNanos();
             final LiveView view = new LiveView(pipeline);
             long nextTick = started + TimeUnit.SECONDS.toNanos(1);
@@ -254,7 +274,7 @@ final class RunScenario
                 }));
         }
         final List<UdpSocket> clients = new ArrayList<>();
-        for (int f = 0; f < settings.flows(); f++)
+        for (int f = 0; f < settings.flows() && pipeline.portCount() == Settings.RUN_PORTS; f++)
         {
             clients.add(pipeline.openUdp(SocketOptions.udp4(FIRST_CLIENT_PORT + f).onPort(1)
                 .connect(Endpoint.of("10.0.0.1", SERVICE_PORT)).onCpu(f % cpus)
@@ -342,7 +362,8 @@ final class RunScenario
     {
         private final Pipeline pipeline;
         private final long[][] previous;
-        private long lastReplies;
+        /** Replies (on loop) or datagrams delivered (serving a link) at the last line. */
+        private long lastCount;
         private long lastNanos;
 
         LiveView(final Pipeline pipeline)
@@ -373,13 +394,23 @@ final class RunScenario
                 }
             }
             final int filled = (int)Math.min(BAR_WIDTH, elapsed * BAR_WIDTH / duration);
-            final String line = String.format(Locale.ROOT, "[%s%s] %3ds %,9.0f req/s  RTT p50 %6.1f p99 %7.1f " +
-                "p99.9 %7.1f µs%s  bypass %3.0f%%  bulk %4.1f  drops %s",
-                "#".repeat(filled), ".".repeat(BAR_WIDTH - filled), Math.round(elapsed / 1e9),
-                (replies - lastReplies) / seconds, interval.getValueAtPercentile(50) / 1000.0,
-                interval.getValueAtPercentile(99) / 1000.0, interval.getValueAtPercentile(99.9) / 1000.0, queues,
+            final String bar = "#".repeat(filled) + ".".repeat(BAR_WIDTH - filled);
+            final String tail = String.format(Locale.ROOT, "%s  bypass %3.0f%%  bulk %4.1f  drops %s", queues,
                 100.0 * RunSummary.bypassShare(pipeline), RunSummary.meanBulk(pipeline), drops());
-            lastReplies = replies;
+            if (pipeline.portCount() < Settings.RUN_PORTS)
+            {
+                // Serving the link's hosts: their requests are the datagrams delivered; their RTT is theirs to see.
+                final long delivered = RunSummary.sum(pipeline, CounterType.RX_DELIVERED);
+                final String line = String.format(Locale.ROOT, "[%s] %3ds %,9.0f datagrams/s served (%,d in all)%s",
+                    bar, Math.round(elapsed / 1e9), (delivered - lastCount) / seconds, delivered, tail);
+                lastCount = delivered;
+                return line;
+            }
+            final String line = String.format(Locale.ROOT, "[%s] %3ds %,9.0f req/s  RTT p50 %6.1f p99 %7.1f " +
+                "p99.9 %7.1f µs%s", bar, Math.round(elapsed / 1e9), (replies - lastCount) / seconds,
+                interval.getValueAtPercentile(50) / 1000.0, interval.getValueAtPercentile(99) / 1000.0,
+                interval.getValueAtPercentile(99.9) / 1000.0, tail);
+            lastCount = replies;
             return line;
         }
 

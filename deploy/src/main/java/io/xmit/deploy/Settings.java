@@ -11,6 +11,7 @@ import com.typesafe.config.ConfigValueFactory;
 import com.typesafe.config.ConfigValueType;
 import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.config.ConfigValues;
+import io.xmit.transport.nic.NicSpec;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,16 +23,23 @@ import java.util.OptionalLong;
 import static io.xmit.actors.config.ConfigValues.render;
 
 /**
- * The command line's configuration, in layers: the reference (every {@code reference.conf} on the class path, deploy's
- * holding the built-in scenario), a file ({@code --config}), then {@code --set key=value} overrides in the order given.
+ * The command line's configuration, in layers: the reference (every {@code reference.conf} on the class path, the actors
+ * module's holding the library's defaults), the built-in scenario over it ({@link #SCENARIO}), the application's
+ * configuration as Akka reads it ({@code application.conf} on the class path, or the file {@code -Dconfig.file} names),
+ * a file ({@code --config}), then {@code --set key=value} overrides in the order given.
  * Everything under {@code xmit} is checked here, before anything starts: the pipeline's keys by
  * {@link PipelineConfig#fromConfig}, the scenario's ({@code xmit.run}) below; a bad one is a {@link UsageException}.
  */
 final class Settings
 {
+    /** The class-path resource with the scenario's values and its own keys ({@code xmit.run}). */
+    static final String SCENARIO = "run.conf";
     static final String RUN = "xmit.run";
     static final List<String> RUN_KEYS = List.of("duration", "rate", "flows");
-    /** The scenario's service listens on port A and its clients send from port B of one device. */
+    /**
+     * The scenario's service listens on port A and its clients send from port B of one device; on {@code afpacket},
+     * one port, it serves the kernel on the interface's link (the clients are the kernel's).
+     */
     static final int RUN_PORTS = 2;
 
     private final Config config;
@@ -57,7 +65,8 @@ final class Settings
      */
     static Settings load(final Path file, final List<String> overrides)
     {
-        final ConfigObject sections = ConfigFactory.defaultReference().getObject("xmit");
+        final Config reference = scenario().withFallback(ConfigFactory.defaultReference());
+        final ConfigObject sections = reference.getObject("xmit");
         Config config = ConfigFactory.empty();
         for (final String pair : overrides)
         {
@@ -69,7 +78,8 @@ final class Settings
         }
         try
         {
-            config = config.withFallback(ConfigFactory.defaultReference()).resolve();
+            config = config.withFallback(checked(ConfigFactory.defaultApplication(), sections)).withFallback(reference)
+                .resolve();
         }
         catch (final ConfigException ex)
         {
@@ -84,11 +94,12 @@ final class Settings
         {
             throw new UsageException(ex.getMessage());
         }
-        final int ports = pipeline.deviceSpec().backend().ports();
-        if (RUN_PORTS != ports)
+        final NicSpec.Backend backend = pipeline.deviceSpec().backend();
+        if (RUN_PORTS != backend.ports() && NicSpec.Backend.AFPACKET != backend)
         {
-            throw new UsageException("xmit.device = '" + pipeline.device() + "' has " + ports + " port; the run " +
-                "scenario needs " + RUN_PORTS + " (its service on port A, its clients on port B): use loop");
+            throw new UsageException("xmit.device = '" + pipeline.device() + "' has " + backend.ports() + " port; " +
+                "the run scenario needs " + RUN_PORTS + " (its service on port A, its clients on port B): use loop, " +
+                "or afpacket to serve a kernel on a real link");
         }
         final Config run = section(config);
         final Duration duration = duration(run, "duration");
@@ -124,6 +135,12 @@ final class Settings
     int flows()
     {
         return flows;
+    }
+
+    private static Config scenario()
+    {
+        return ConfigFactory.parseResources(Settings.class, "/" + SCENARIO,
+            ConfigParseOptions.defaults().setAllowMissing(false));
     }
 
     private static Config parseFile(final Path file)

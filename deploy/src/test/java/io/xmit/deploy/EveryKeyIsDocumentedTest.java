@@ -23,8 +23,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The keys under {@code xmit} that are read (the pipeline's {@link ConfigKey} table and {@code xmit run}'s
- * {@link Settings#RUN_KEYS}), the keys deploy's {@code reference.conf} sets, and the keys of the table in
- * {@code docs/running.md} ("Configuration") are the same: a key added to one and not the others fails here.
+ * {@link Settings#RUN_KEYS}), the keys the actors module's {@code reference.conf} and deploy's {@code run.conf} (its
+ * {@code run} section) set, and the keys of the table in {@code docs/running.md} ("Configuration") are the same: a
+ * key added to one and not the others fails here.
  *
  * <p>Keys are paths under {@code xmit} ({@code qdisc.quota}); a key of the objects in a list counts too, as
  * {@code ports[].mac}. reference.conf names those in the comment above the list, a line each: three spaces, the key,
@@ -34,7 +35,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 class EveryKeyIsDocumentedTest
 {
     /** Tests run with the module's directory as the working directory. */
-    private static final Path REFERENCE = Path.of("src/main/resources/reference.conf");
+    private static final Path REFERENCE = Path.of("../actors/src/main/resources/reference.conf");
+    private static final Path SCENARIO = Path.of("src/main/resources/" + Settings.SCENARIO);
     private static final Path RUNNING = Path.of("../docs/running.md");
     private static final Pattern FIELD_LINE = Pattern.compile("^ {3}([a-z][a-z0-9-]*) {2,}\\S.*");
     private static final Pattern CODE = Pattern.compile("`([^`]+)`");
@@ -45,7 +47,9 @@ class EveryKeyIsDocumentedTest
     @Test
     void referenceConfSetsEveryKeyThatIsReadAndNoOther() throws IOException
     {
-        assertSameKeys(REFERENCE, referenceKeys(Files.readString(REFERENCE)));
+        final SortedSet<String> keys = referenceKeys(Files.readString(REFERENCE));
+        keys.addAll(scenarioKeys());
+        assertSameKeys(REFERENCE, keys);
     }
 
     @Test
@@ -59,6 +63,8 @@ class EveryKeyIsDocumentedTest
     void aKeyMissingOrAddedIsSeen() throws IOException
     {
         final String reference = Files.readString(REFERENCE);
+        assertEquals(readKeys(), union(referenceKeys(reference), scenarioKeys()));
+        assertNotEquals(readKeys(), union(referenceKeys(reference), referenceKeys("xmit.run { rate = 1 }")));
         assertNotEquals(readKeys(), referenceKeys(reference.replace("snap-length = 128", "")));
         assertNotEquals(readKeys(), referenceKeys(reference.replace("cores = []", "cores = []\n  core = 1")));
         assertNotEquals(readKeys(), referenceKeys(reference.replace("#   gateway ", "#   gate-way ")));
@@ -92,6 +98,21 @@ class EveryKeyIsDocumentedTest
         {
             keys.add("run." + key);
         }
+        return keys;
+    }
+
+    /** The keys of {@code xmit.run} in the scenario's file: those only {@code xmit run} reads. */
+    private static SortedSet<String> scenarioKeys() throws IOException
+    {
+        final SortedSet<String> keys = new TreeSet<>();
+        addKeys("run.", ConfigFactory.parseString(Files.readString(SCENARIO)).getObject("xmit.run"), keys);
+        return keys;
+    }
+
+    private static SortedSet<String> union(final SortedSet<String> a, final SortedSet<String> b)
+    {
+        final SortedSet<String> keys = new TreeSet<>(a);
+        keys.addAll(b);
         return keys;
     }
 

@@ -18,6 +18,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class RunCommandTest
@@ -106,9 +107,8 @@ class RunCommandTest
                 "/no-such-folder/out.json"},
             new String[] {"xmit = 3 is not an object; xmit holds ", "--config", notASection.toString(), "--rate", "5"},
             new String[] {"xmit.qdisc = 5 is not an object; xmit.qdisc holds ", "--set", "qdisc=5"},
-            new String[] {"xmit.device = 'null' has 1 port; the run scenario needs 2", "--set", "device=null"},
-            new String[] {"xmit.device = 'afpacket:if=lo' has 1 port; the run scenario needs 2", "--set",
-                "device=afpacket:if=lo"},
+            new String[] {"xmit.device = 'null' has 1 port; the run scenario needs 2 (its service on port A, its " +
+                "clients on port B): use loop, or afpacket to serve a kernel on a real link", "--set", "device=null"},
             new String[] {"xmit.run = [1] is not an object; xmit.run holds duration, rate, flows", "--set", "run=[1]"},
             new String[] {"unknown option '--frobnicate'", "--frobnicate"});
         for (final String[] c : cases)
@@ -159,11 +159,12 @@ class RunCommandTest
         assertEquals(50_000, settings.rate());
         assertEquals(256, settings.flows());
 
-        // That reference.conf sets every key is EveryKeyIsDocumentedTest's.
-        final String reference = new String(RunCommandTest.class.getResourceAsStream("/reference.conf").readAllBytes(),
-            StandardCharsets.UTF_8);
-        assertEquals(expected, PipelineConfig.fromConfig(ConfigFactory.parseString(reference).withoutPath("xmit.run")
-            .resolve()));
+        // The scenario's file over the library's defaults; that the reference sets every key is
+        // EveryKeyIsDocumentedTest's.
+        final String scenario = new String(RunCommandTest.class.getResourceAsStream("/" + Settings.SCENARIO)
+            .readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(expected, PipelineConfig.fromConfig(ConfigFactory.parseString(scenario).withoutPath("xmit.run")
+            .withFallback(ConfigFactory.defaultReference()).resolve()));
     }
 
     @Test
@@ -180,6 +181,39 @@ class RunCommandTest
         assertEquals("loop:tx=2,rx=2", settings.pipeline().device());
         assertEquals(7, settings.rate());
         assertEquals(2, settings.duration().toSeconds());
+    }
+
+    /**
+     * The application's configuration as Akka reads it ({@code -Dconfig.file} here, else {@code application.conf}) lies
+     * over the scenario, and under {@code --config} and {@code --set}.
+     */
+    @Test
+    void theApplicationsConfigurationLiesBetweenTheScenarioAndTheFile() throws IOException
+    {
+        final Path application = dir.resolve("application.conf");
+        Files.writeString(application, "xmit { name = app, qdisc { bulk-limit = 8, quota = 16 }, run.rate = 9 }\n");
+        final Path file = dir.resolve("edge.conf");
+        Files.writeString(file, "xmit.qdisc.quota = 32\n");
+        System.setProperty("config.file", application.toString());
+        ConfigFactory.invalidateCaches();
+        try
+        {
+            final Settings settings = Settings.load(file, List.of("name=edge"));
+            assertEquals(PipelineConfig.builder().name("edge").cpus(2).xpsPreset(XpsPreset.RXQS).socketRingTerm(64 << 10)
+                .bulkLimit(8).quota(32).build(), settings.pipeline());
+            assertEquals(9, settings.rate());
+
+            Files.writeString(application, "xmit.qdisc.bulk-limt = 8\n");
+            ConfigFactory.invalidateCaches();
+            final UsageException typo = assertThrows(UsageException.class, () -> Settings.load(null, List.of()));
+            assertEquals("xmit.qdisc.bulk-limt = 8 is not a known key; xmit.qdisc knows quota, bulk-limit, " +
+                "band-limit, overflow, bypass", typo.getMessage());
+        }
+        finally
+        {
+            System.clearProperty("config.file");
+            ConfigFactory.invalidateCaches();
+        }
     }
 
     /** A file may build sections from substitutions: the check that sections are objects waits for them. */

@@ -1,14 +1,12 @@
-package io.xmit.tests.example;
+package com.example.echo;
 
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.javadsl.Behaviors;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
-import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.SendResult;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
-
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.charset.StandardCharsets;
@@ -16,21 +14,13 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-/**
- * A UDP echo service embedded in an application's actor system: the README's example, runnable with
- * {@code java … io.xmit.tests.example.UdpEchoExample}. The loop device joins port 0 (the server, 10.0.0.1) to
- * port 1 (the client, 10.0.0.2).
- */
-public final class UdpEchoExample
+/** A UDP echo service and its client on xmit's loop device: port 0 (10.0.0.1) to port 1 (10.0.0.2). */
+public final class EchoApp
 {
-    private UdpEchoExample()
-    {
-    }
-
     public static void main(final String[] args) throws InterruptedException
     {
         final ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "app");
-        try (Pipeline pipeline = Pipeline.start(system, PipelineConfig.builder().name("echo").cpus(2).build()))
+        try (Pipeline pipeline = Pipeline.start(system))   // the xmit { … } of application.conf
         {
             // The server echoes on the CPU the request arrived on, from the handler: no copy, no allocation.
             final UnsafeBuffer out = new UnsafeBuffer(new byte[2048]);
@@ -51,18 +41,18 @@ public final class UdpEchoExample
                 long result;
                 while (SendResult.BACK_PRESSURED == (result = client.send(new UnsafeBuffer(text), 0, text.length)))
                 {
-                    Thread.onSpinWait();
+                    Thread.onSpinWait();   // the TX queue's ring is full: retry
                 }
                 if (result < 0)
                 {
-                    throw new IllegalStateException("send refused: " + SendResult.name(result));
+                    throw new IllegalStateException("send refused: " + SendResult.name(result));   // STOPPED, …
                 }
                 System.out.println("echo: " + replies.poll(5, TimeUnit.SECONDS));
             }
         }
         finally
         {
-            system.terminate();
+            system.terminate();   // the actor system's threads would keep the JVM running
         }
     }
 }
