@@ -54,9 +54,10 @@ public interface UdpSocket extends AutoCloseable
      * A control-plane call: not on an xmit CPU (an {@link IllegalStateException}), and not while another thread sends
      * on this socket; the pipeline's socket table is updated before it returns.
      *
-     * @throws IllegalArgumentException if {@code peer} is not of the socket's family.
+     * @throws IllegalArgumentException if {@code peer} is not of the socket's family; nothing changes.
      * @throws IllegalStateException    if the socket is closed, or another socket has this address connected to the
-     *                                  same peer; the socket is left as it was.
+     *                                  same peer; the socket keeps its peer, but its cached TX queue has been cleared,
+     *                                  as a failing connect clears the kernel's before it looks up the route.
      */
     void connect(final Endpoint peer);
 
