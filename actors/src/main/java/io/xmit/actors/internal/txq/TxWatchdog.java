@@ -2,6 +2,7 @@ package io.xmit.actors.internal.txq;
 
 import akka.actor.typed.Behavior;
 import akka.actor.typed.javadsl.Behaviors;
+import io.xmit.actors.internal.rxq.DeviceRxCounters;
 import io.xmit.actors.internal.stage.Supervision;
 import io.xmit.pipeline.txq.TxQueueState;
 
@@ -18,6 +19,9 @@ import java.time.Duration;
  * <p>
  * Unlike the kernel, which resets the device once per expiry for the first queue it finds, each timed-out queue is
  * reset on its own: the shim resets queues, not whole devices.
+ * <p>
+ * Each tick also mirrors the port's own receive counters into the counters file ({@link DeviceRxCounters}), so a
+ * reader in another process ({@code xmit stat}) sees the receive books at most one tick old.
  */
 public final class TxWatchdog
 {
@@ -40,7 +44,7 @@ public final class TxWatchdog
     }
 
     public static Behavior<Tick> create(final int port, final TxQueueState[] states, final TxQueueEngine[] queues,
-        final Duration timeout)
+        final Duration timeout, final DeviceRxCounters deviceRx)
     {
         final long timeoutNanos = timeout.toNanos();
         return Supervision.control(Behaviors.<Tick>withTimers(timers ->
@@ -61,6 +65,7 @@ public final class TxWatchdog
                         queues[q].watchdogReset();
                     }
                 }
+                deviceRx.refresh();
                 return Behaviors.same();
             });
         }));
