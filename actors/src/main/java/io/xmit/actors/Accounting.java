@@ -52,11 +52,13 @@ public record Accounting(long accepted, List<QueueBooks> queues, List<ReceiveBoo
         return queues.stream().mapToLong(QueueBooks::inDriver).sum();
     }
 
+    /** Transmit: accepted packets in rings, backlogs and the driver ({@link ReceiveBooks#inFlight} per port). */
     public long inFlight()
     {
         return inRings() + inBacklogs() + inDriver();
     }
 
+    /** Transmit: packets dropped under a reason ({@link ReceiveBooks#dropped} per port). */
     public long dropped()
     {
         return queues.stream().mapToLong(QueueBooks::dropped).sum();
@@ -131,7 +133,7 @@ public record Accounting(long accepted, List<QueueBooks> queues, List<ReceiveBoo
         {
             for (final String gap : port.gaps())
             {
-                line.append("; port ").append((char)('A' + port.port())).append(" rx: ").append(gap);
+                line.append("; port ").append(port.portName()).append(" rx: ").append(gap);
             }
         }
         return line.toString();

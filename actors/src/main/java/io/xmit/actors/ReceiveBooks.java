@@ -72,6 +72,12 @@ public record ReceiveBooks(
     /** {@link #wireSent}: the port's frames come from outside the pipeline. */
     public static final long NO_WIRE = -1;
 
+    /** The port's letter: A for port 0, B for port 1. */
+    public char portName()
+    {
+        return (char)('A' + port);
+    }
+
     /** Frames that arrived at the device: placed, missed or dropped by it. */
     public long arrived()
     {
@@ -176,7 +182,7 @@ public record ReceiveBooks(
     public String line()
     {
         final StringBuilder line = new StringBuilder()
-            .append("port ").append((char)('A' + port))
+            .append("port ").append(portName())
             .append(": arrived ").append(arrived())
             .append(" = delivered ").append(delivered())
             .append(" (sockets ").append(socketDelivered)
