@@ -11,6 +11,7 @@ import io.xmit.actors.SocketOptions;
 import io.xmit.actors.StopReport;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.XpsPreset;
+import io.xmit.actors.stats.CounterType;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterAll;
@@ -121,7 +122,7 @@ class BooksBothDirectionsTest
             }
             final int intoSocket = 1 + INTO_FULL_SOCKET;
             await("every reply so far taken in by port B", () -> served.get() == intoSocket &&
-                repliesTakenIn(pipeline.accounting()), () -> pipeline.accounting().line());
+                takenInByPortB(pipeline.accounting()), () -> pipeline.accounting().line());
 
             sendTo(blocking, serverEndpoint, request);
             assertTrue(rxQueueHeld.await(10, TimeUnit.SECONDS), "the blocking socket took its reply");
@@ -173,6 +174,60 @@ class BooksBothDirectionsTest
     }
 
     /**
+     * A socket closed with datagrams it has not read: what it delivered stays in the books once its own counters are
+     * gone ({@code socket_delivered_retired}), and whatever its actor left in its ring is {@code socket_drop_closed},
+     * so port B's books are exact at rest after the close.
+     */
+    @Test
+    void aSocketClosedWithDatagramsUnreadKeepsItsPartOfTheBooks()
+    {
+        final int datagrams = 200;
+        // One TX and one RX queue per port, on CPU 0: the reader holding CPU 1 holds nothing else.
+        final PipelineConfig config = PipelineConfig.builder().name("books-close").cpus(2)
+            .device("loop:tx=1,rx=1,ring=1024,frame=2048,rate=0").qdiscRingTerm(1 << 20).socketRingTerm(1 << 16)
+            .xpsPreset(XpsPreset.NONE).build();
+        try (Pipeline pipeline = Pipeline.start(KIT.system(), config))
+        {
+            final CountDownLatch held = new CountDownLatch(1);
+            final UdpSocket reader = pipeline.openUdp(SocketOptions.udp4(9000).onPort(1).onCpu(1).handler(
+                (socket, datagram) ->
+                {
+                    // Reads one datagram, then nothing until it is closed: the rest wait in its ring.
+                    held.countDown();
+                    final long deadline = System.nanoTime() + EndToEndSupport.WAIT_NANOS;
+                    while (!socket.isClosed() && System.nanoTime() - deadline < 0)
+                    {
+                        Thread.onSpinWait();
+                    }
+                }));
+            final UdpSocket sender = pipeline.openUdp(SocketOptions.udp4(9001).onCpu(0));
+            final byte[] payload = "unread".getBytes(StandardCharsets.US_ASCII);
+            for (int i = 0; i < datagrams; i++)
+            {
+                sendTo(sender, reader.local(), payload);
+            }
+            await("every datagram in the reader's ring", () ->
+            {
+                final Accounting books = pipeline.accounting();
+                return takenInByPortB(books) && portB(books).toSockets() == datagrams && 0 == held.getCount();
+            }, () -> pipeline.accounting().line());
+            // The datagram in the handler counts as delivered once the handler returns: all are in the ring's part.
+            final Accounting before = pipeline.verify();
+            assertEquals(datagrams, portB(before).inSocketRings(), before.line());
+
+            reader.close();
+            final Accounting books = pipeline.verify();
+            final ReceiveBooks portB = portB(books);
+            assertTrue(books.atRest(), books.line());
+            assertEquals(datagrams, portB.arrived(), books.line());
+            assertEquals(datagrams, portB.socketDelivered() + portB.socketDropClosed(), books.line());
+            assertEquals(portB.socketDropClosed(), pipeline.total(CounterType.SOCKET_DROP_CLOSED, 1), books.line());
+            assertEquals(portB.socketDelivered(), pipeline.total(CounterType.SOCKET_DELIVERED_RETIRED, 1),
+                books.line());
+        }
+    }
+
+    /**
      * Both ports' books at rest: port A took in every request and delivered it; every reply port A's device
      * transmitted arrived at port B's device, and was delivered, dropped at the full socket ring, or missed.
      */
@@ -217,8 +272,8 @@ class BooksBothDirectionsTest
         return books.received().get(1);
     }
 
-    /** Every reply port A sent has left it and arrived at port B, whose RX queues have handed each one on. */
-    private static boolean repliesTakenIn(final Accounting books)
+    /** Everything port A sent has left it and arrived at port B, whose RX queues have handed each frame on. */
+    private static boolean takenInByPortB(final Accounting books)
     {
         final ReceiveBooks portB = portB(books);
         return 0 == books.inFlight() && portB.wireSent() == portB.arrived() && 0 == portB.inDeviceRings() &&
