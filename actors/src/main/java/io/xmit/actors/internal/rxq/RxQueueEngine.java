@@ -156,10 +156,8 @@ public final class RxQueueEngine implements StageEngine
      * A graceful stop's last step for this queue, once its actor has stopped (and {@link #recover} ran): the rest of
      * a burst a failure interrupted, and what the device's RX ring holds (one ring's worth at most: a device fed from
      * outside keeps receiving), are taken and counted as {@code rx_drop_shutdown}.
-     *
-     * @return the frames dropped.
      */
-    public int dropLeftovers()
+    public void dropLeftovers()
     {
         int dropped = 0;
         if (burstCount > 0)
@@ -177,9 +175,7 @@ public final class RxQueueEngine implements StageEngine
             driver.rxRelease(rxq, taken);
             drained += taken;
         }
-        dropped += drained;
-        dropShutdown.getAndAddRelease(dropped);
-        return dropped;
+        dropShutdown.getAndAddRelease(dropped + drained);
     }
 
     /**
