@@ -5,24 +5,29 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A pipeline's books: every datagram its sockets accepted is transmitted, still in flight, or dropped under a
- * counted reason.
+ * A pipeline's books in both directions. Transmit: every datagram its sockets (and hosts) accepted is transmitted,
+ * still in flight, or dropped under a counted reason. Receive, per port ({@link ReceiveBooks}): every frame that
+ * arrived at the device is delivered, still in flight, dropped under a counted reason, or missed.
  * <pre>
  * accepted = transmitted + in flight (rings + backlogs + driver) + dropped
+ * arrived  = delivered (sockets + host) + in flight (device rings + bursts + socket rings + host ring) + dropped + missed
  * </pre>
  * The TX queues' parts come from each queue's own thread ({@link QueueBooks}, exact at any time); {@code accepted} is
  * read after them, so the frames still in rings ({@code accepted − taken}) are never negative unless a qdisc took a
  * frame twice. {@link #balances()} checks every queue's two equations and that; at rest (nothing in flight) the
- * identity above is then exact with nothing left in between.
+ * transmit identity is then exact with nothing left in between. It also checks every port's receive books, read
+ * after the TX side.
  *
  * @param accepted the datagrams the pipeline's sockets accepted (open sockets and closed ones).
  * @param queues   every TX queue's books.
+ * @param received every port's receive books.
  */
-public record Accounting(long accepted, List<QueueBooks> queues)
+public record Accounting(long accepted, List<QueueBooks> queues, List<ReceiveBooks> received)
 {
     public Accounting
     {
         queues = List.copyOf(queues);
+        received = List.copyOf(received);
     }
 
     /** Packets the driver completed. */
@@ -47,11 +52,13 @@ public record Accounting(long accepted, List<QueueBooks> queues)
         return queues.stream().mapToLong(QueueBooks::inDriver).sum();
     }
 
+    /** Transmit: accepted packets in rings, backlogs and the driver ({@link ReceiveBooks#inFlight} per port). */
     public long inFlight()
     {
         return inRings() + inBacklogs() + inDriver();
     }
 
+    /** Transmit: packets dropped under a reason ({@link ReceiveBooks#dropped} per port). */
     public long dropped()
     {
         return queues.stream().mapToLong(QueueBooks::dropped).sum();
@@ -69,23 +76,33 @@ public record Accounting(long accepted, List<QueueBooks> queues)
         return drops;
     }
 
-    /** True if every queue's books balance and no frame was taken from a ring that was not accepted. */
+    /**
+     * True if every TX queue's books balance, no frame was taken from a ring that was not accepted, and every port's
+     * receive books balance.
+     */
     public boolean balances()
     {
-        return inRings() >= 0 && queues.stream().allMatch(QueueBooks::balances);
+        return inRings() >= 0 && queues.stream().allMatch(QueueBooks::balances) &&
+            received.stream().allMatch(ReceiveBooks::balances);
     }
 
-    /** Nothing in flight. */
+    /** Nothing in flight, in either direction. */
     public boolean atRest()
     {
-        return 0 == inFlight();
+        return 0 == inFlight() && received.stream().allMatch(ReceiveBooks::atRest);
     }
 
-    /** The identity as one line, e.g. for a counters display or a log. */
+    /** Frames that arrived at the device, over every port. */
+    public long arrived()
+    {
+        return received.stream().mapToLong(ReceiveBooks::arrived).sum();
+    }
+
+    /** The identities as one line, transmit then receive, e.g. for a counters display or a log. */
     public String line()
     {
         final StringBuilder line = new StringBuilder()
-            .append("accepted ").append(accepted)
+            .append("tx: accepted ").append(accepted)
             .append(" = transmitted ").append(transmitted())
             .append(" + in flight ").append(inFlight())
             .append(" (rings ").append(inRings())
@@ -97,12 +114,27 @@ public record Accounting(long accepted, List<QueueBooks> queues)
         {
             line.append(' ').append(drops.toString().replace('{', '(').replace('}', ')'));
         }
+        for (final ReceiveBooks port : received)
+        {
+            line.append("; rx ").append(port.line());
+        }
         line.append(balances() ? ": balanced" : ": NOT BALANCED");
+        if (inRings() < 0)
+        {
+            line.append("; the qdiscs took ").append(-inRings()).append(" more than was accepted");
+        }
         for (final QueueBooks queue : queues)
         {
             if (!queue.balances())
             {
                 line.append("; ").append(queue);
+            }
+        }
+        for (final ReceiveBooks port : received)
+        {
+            for (final String gap : port.gaps())
+            {
+                line.append("; port ").append(port.portName()).append(" rx: ").append(gap);
             }
         }
         return line.toString();

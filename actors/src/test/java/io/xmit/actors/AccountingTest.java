@@ -10,8 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The books' checks on hand-built {@link QueueBooks}: books that balance, and books off by one in each term of the
- * identity, which {@link Accounting#balances()} refuses and {@link Accounting#line()} names.
+ * The books' checks on hand-built {@link QueueBooks} and {@link ReceiveBooks}: books that balance, and books off by one
+ * in each term of the identity, which {@link Accounting#balances()} refuses and {@link Accounting#line()} names.
  */
 class AccountingTest
 {
@@ -27,7 +27,7 @@ class AccountingTest
     @Test
     void booksInFlightBalanceAndMakeTheIdentity()
     {
-        final Accounting books = new Accounting(ACCEPTED, List.of(BUSY, AT_REST));
+        final Accounting books = new Accounting(ACCEPTED, List.of(BUSY, AT_REST), List.of());
         assertTrue(BUSY.balances());
         assertTrue(AT_REST.balances());
         assertTrue(books.balances(), books.line());
@@ -41,7 +41,7 @@ class AccountingTest
         assertEquals(ACCEPTED, books.transmitted() + books.inFlight() + books.dropped(), books.line());
         assertEquals(Map.of("qdisc_drop_overflow", 3L, "qdisc_drop_oversize", 2L, "qdisc_drop_driver_error", 5L,
             "qdisc_drop_shutdown", 1L, "txq_drop_shutdown", 5L), books.dropsByReason());
-        assertEquals("accepted 160 = transmitted 128 + in flight 16 (rings 5, backlogs 4, driver 7) + dropped 16 " +
+        assertEquals("tx: accepted 160 = transmitted 128 + in flight 16 (rings 5, backlogs 4, driver 7) + dropped 16 " +
             "(qdisc_drop_overflow=3, qdisc_drop_oversize=2, qdisc_drop_driver_error=5, qdisc_drop_shutdown=1, " +
             "txq_drop_shutdown=5): balanced",
             books.line());
@@ -50,7 +50,7 @@ class AccountingTest
     @Test
     void booksAtRestBalanceWithNothingInFlight()
     {
-        final Accounting books = new Accounting(50, List.of(AT_REST));
+        final Accounting books = new Accounting(50, List.of(AT_REST), List.of());
         assertTrue(books.balances(), books.line());
         assertTrue(books.atRest(), books.line());
         assertEquals(0, books.inFlight());
@@ -62,7 +62,7 @@ class AccountingTest
     @Test
     void aFrameLeftInARingBalancesButIsNotAtRest()
     {
-        final Accounting books = new Accounting(51, List.of(AT_REST));
+        final Accounting books = new Accounting(51, List.of(AT_REST), List.of());
         assertTrue(books.balances(), books.line());
         assertEquals(1, books.inRings());
         assertFalse(books.atRest(), books.line());
@@ -73,10 +73,10 @@ class AccountingTest
     @Test
     void moreTakenThanAcceptedDoesNotBalance()
     {
-        final Accounting books = new Accounting(49, List.of(AT_REST));
+        final Accounting books = new Accounting(49, List.of(AT_REST), List.of());
         assertEquals(-1, books.inRings());
         assertNotBalanced(books, "accepted one short");
-        final Accounting busy = new Accounting(154, List.of(BUSY, AT_REST));
+        final Accounting busy = new Accounting(154, List.of(BUSY, AT_REST), List.of());
         assertNotBalanced(busy, "accepted one short, in flight");
     }
 
@@ -94,12 +94,36 @@ class AccountingTest
                 final QueueBooks busy = offBy(BUSY, term, delta);
                 assertFalse(busy.balances(), what + ": " + busy);
                 // One more accepted keeps the rings' part non-negative: only the queue's equation refuses the books.
-                assertNotBalanced(new Accounting(ACCEPTED + 1, List.of(busy, AT_REST)), what);
+                assertNotBalanced(new Accounting(ACCEPTED + 1, List.of(busy, AT_REST), List.of()), what);
                 final QueueBooks rest = offBy(AT_REST, term, delta);
                 assertFalse(rest.balances(), what + " at rest: " + rest);
-                assertNotBalanced(new Accounting(ACCEPTED + 1, List.of(BUSY, rest)), what + " at rest");
+                assertNotBalanced(new Accounting(ACCEPTED + 1, List.of(BUSY, rest), List.of()), what + " at rest");
             }
         }
+    }
+
+    /** The receive side is part of the books: a port whose sockets delivered more than they were given unbalances them. */
+    @Test
+    void aReceivePortThatDoesNotBalanceUnbalancesTheBooksAndIsNamed()
+    {
+        final ReceiveBooks portB = ReceiveBooksTest.withSocketDelivered(ReceiveBooksTest.AT_REST,
+            ReceiveBooksTest.AT_REST.socketDelivered() + 3);
+        final Accounting books = new Accounting(50, List.of(AT_REST), List.of(ReceiveBooksTest.AT_REST, portB));
+        assertNotBalanced(books, "port B's sockets delivered 3 more than they were given");
+        assertTrue(books.line().endsWith(
+            "; port B rx: the sockets delivered or dropped 3 more than their rings were given"), books.line());
+    }
+
+    /** Both directions at rest, each on its own side of the line. */
+    @Test
+    void booksAtRestInBothDirectionsBalanceAndShowTheReceiveIdentity()
+    {
+        final Accounting books = new Accounting(50, List.of(AT_REST), List.of(ReceiveBooksTest.AT_REST));
+        assertTrue(books.balances(), books.line());
+        assertTrue(books.atRest(), books.line());
+        assertEquals(ReceiveBooksTest.AT_REST.arrived(), books.arrived());
+        assertTrue(books.line().startsWith("tx: accepted 50 = "), books.line());
+        assertTrue(books.line().contains("; rx " + ReceiveBooksTest.AT_REST.line() + ": balanced"), books.line());
     }
 
     private static void assertNotBalanced(final Accounting books, final String what)

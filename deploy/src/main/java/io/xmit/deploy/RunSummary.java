@@ -44,8 +44,10 @@ record RunSummary(
     /** Every counted way a packet is lost on its way through the pipeline. */
     static final List<CounterType> DROP_REASONS = List.of(CounterType.RX_DROP_NO_SOCKET,
         CounterType.RX_DROP_MALFORMED, CounterType.RX_DROP_SOCKET_RING_FULL, CounterType.RX_DROP_UNSUPPORTED,
-        CounterType.RX_DROP_FAILED, CounterType.QDISC_DROP_OVERFLOW, CounterType.QDISC_DROP_OVERSIZE,
-        CounterType.QDISC_DROP_DRIVER_ERROR, CounterType.QDISC_DROP_SHUTDOWN, CounterType.TXQ_DROP_SHUTDOWN);
+        CounterType.RX_DROP_FAILED, CounterType.RX_DROP_SHUTDOWN, CounterType.HOST_DROP_RING_FULL,
+        CounterType.HOST_DROP_FAILED, CounterType.SOCKET_DROP_CLOSED, CounterType.QDISC_DROP_OVERFLOW,
+        CounterType.QDISC_DROP_OVERSIZE, CounterType.QDISC_DROP_DRIVER_ERROR, CounterType.QDISC_DROP_SHUTDOWN,
+        CounterType.TXQ_DROP_SHUTDOWN);
 
     static RunSummary of(final Pipeline pipeline, final RunScenario.Load load, final double seconds,
         final String stoppedBy)

@@ -1,5 +1,6 @@
 package io.xmit.deploy;
 
+import io.xmit.actors.ReceiveBooks;
 import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterScope.Attachment;
 import io.xmit.actors.stats.CounterScope.Side;
@@ -348,8 +349,9 @@ final class StatCommand
         }
 
         /**
-         * The pipeline's accounting identity from its counters (totals): read one counter at a time from another
-         * process, so exact only when the pipeline is quiet; {@code Pipeline.verify()} checks it exactly in process.
+         * The pipeline's accounting identities from its counters (totals), transmit then each port's receive books:
+         * read one counter at a time from another process, so exact only when the pipeline is quiet (the device's own
+         * counters are as of its TX watchdog's last tick); {@code Pipeline.verify()} checks them exactly in process.
          */
         String books()
         {
@@ -362,9 +364,45 @@ final class StatCommand
             final long dropped = sum(CounterType.QDISC_DROP_OVERFLOW) + sum(CounterType.QDISC_DROP_OVERSIZE) +
                 sum(CounterType.QDISC_DROP_DRIVER_ERROR) + sum(CounterType.QDISC_DROP_SHUTDOWN) + stopInDriver;
             final long rings = accepted - taken;
-            return String.format(Locale.ROOT, "accepted %d = transmitted %d + in flight %d (rings %d, backlogs %d, " +
-                "driver %d) + dropped %d", accepted, completed, rings + backlog + inDriver, rings, backlog, inDriver,
-                dropped);
+            final StringBuilder books = new StringBuilder(String.format(Locale.ROOT, "tx: accepted %d = transmitted " +
+                "%d + in flight %d (rings %d, backlogs %d, driver %d) + dropped %d", accepted, completed,
+                rings + backlog + inDriver, rings, backlog, inDriver, dropped));
+            final TreeSet<Integer> ports = new TreeSet<>(txqs.keySet());
+            ports.addAll(rxqs.keySet());
+            for (final int port : ports)
+            {
+                books.append("; rx ").append(received(port).line());
+            }
+            return books.toString();
+        }
+
+        /** One port's receive books from its counters; the other port's transmitted is not in the counters file. */
+        private ReceiveBooks received(final int port)
+        {
+            return new ReceiveBooks(port, ReceiveBooks.NO_WIRE, sum(CounterType.NIC_RX_PACKETS, port),
+                sum(CounterType.NIC_RX_MISSED, port), sum(CounterType.NIC_RX_DROPPED, port),
+                sum(CounterType.RX_PACKETS, port), sum(CounterType.RX_DELIVERED, port),
+                sum(CounterType.HOST_RX_QUEUED, port), sum(CounterType.RX_DROP_MALFORMED, port),
+                sum(CounterType.RX_DROP_UNSUPPORTED, port), sum(CounterType.RX_DROP_NO_SOCKET, port),
+                sum(CounterType.RX_DROP_SOCKET_RING_FULL, port), sum(CounterType.RX_DROP_FAILED, port),
+                sum(CounterType.RX_DROP_SHUTDOWN, port), sum(CounterType.HOST_DROP_RING_FULL, port),
+                sum(CounterType.SOCKET_DELIVERED, port) + sum(CounterType.SOCKET_DELIVERED_RETIRED, port),
+                sum(CounterType.SOCKET_DROP_CLOSED, port), sum(CounterType.HOST_RX_FRAMES, port),
+                sum(CounterType.HOST_IGNORED, port), sum(CounterType.HOST_DROP_FAILED, port));
+        }
+
+        /** Counter {@code type} over every queue, socket and stage of {@code port}, and the port's own. */
+        private long sum(final CounterType type, final int port)
+        {
+            long total = 0;
+            for (final Map.Entry<Key, Long> entry : values.entrySet())
+            {
+                if (entry.getKey().typeId() == type.typeId() && entry.getKey().scope().port() == port)
+                {
+                    total += entry.getValue();
+                }
+            }
+            return total;
         }
 
         /** Counter {@code type} over every queue, socket and port. */

@@ -66,6 +66,15 @@ class RunCommandTest
         assertTrue(summary.matches("(?s)\\{.*\"ports\":\\[\\{\"port\":\"A\",\"tx_packets\":\\[\\d+,\\d+,\\d+,\\d+]," +
             "\"rx_delivered\":\\[\\d+,\\d+,\\d+,\\d+]}.*}"), summary);
         assertTrue(result.out().contains("replies received"), result.out());
+        // The stop line's books, both directions: at rest every frame that arrived at each port was delivered.
+        final String stop = result.out().lines().filter(line -> line.startsWith("stop: ")).findFirst().orElseThrow();
+        assertTrue(stop.startsWith("stop: drained in ") && stop.endsWith(": balanced"), stop);
+        for (final String port : List.of("A", "B"))
+        {
+            assertTrue(Pattern.compile("; rx port " + port + ": arrived (\\d+) = delivered \\1 \\(sockets \\d+, " +
+                "host \\d+\\) \\+ in flight 0 \\(device rings 0, bursts 0, socket rings 0, host ring 0\\) \\+ " +
+                "dropped 0 \\+ missed 0 \\(the other port transmitted \\1\\)").matcher(stop).find(), stop);
+        }
     }
 
     /** Each bad configuration: exit 2, one line on stderr naming the key (or option) and the value, no stack trace. */

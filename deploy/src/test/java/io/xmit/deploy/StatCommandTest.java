@@ -160,6 +160,9 @@ class StatCommandTest
         assertEquals(250, txTotal(after, 1, "completed") - txTotal(before, 1, "completed"), after);
         assertTrue(after.contains("\"rxq\":[{\"queue\":0,\"packets\":"), after);
         assertTrue(after.contains("\"drop_no_socket\":0"), after);
+        // The books, both directions: the receive identity of each port, from its counters.
+        assertTrue(after.contains("\"books\":\"tx: accepted "), after);
+        assertTrue(after.contains("; rx port A: arrived ") && after.contains("; rx port B: arrived "), after);
     }
 
     @Test
@@ -196,6 +199,9 @@ class StatCommandTest
             result.out());
         final RunCommandTest.Result once = xmit("stat", "--once", "--dir", dir.toString());
         assertTrue(once.out().contains("totals since start"), once.out());
+        final String books = once.out().lines().filter(line -> line.startsWith("books: ")).findFirst().orElseThrow();
+        assertTrue(books.startsWith("books: tx: accepted ") && books.contains("; rx port A: arrived ") &&
+            books.contains("; rx port B: arrived "), books);
         assertEquals(2 * 4, once.out().lines().filter(line -> line.matches(" {8}[0-3] +[0-9,]+ .*")).count() / 2,
             once.out());
     }

@@ -22,6 +22,8 @@ public enum CounterType
     RX_DRIVER_ERRORS(1009, "rx_driver_errors", false),
     /** Frames whose own delivery threw (the RX queue's actor restarted and went on after them). */
     RX_DROP_FAILED(1010, "rx_drop_failed", false),
+    /** Frames left in the device's RX ring or a half-delivered burst when a graceful stop took the queue over. */
+    RX_DROP_SHUTDOWN(1011, "rx_drop_shutdown", false),
 
     QDISC_PACKETS(1100, "qdisc_packets", false),
     QDISC_BYTES(1101, "qdisc_bytes", false),
@@ -69,6 +71,10 @@ public enum CounterType
     SOCKET_SENT_RETIRED(1305, "socket_sent_retired", false),
     /** Datagrams whose handler threw (each still counts as delivered: the application had it). */
     SOCKET_HANDLER_FAILED(1306, "socket_handler_failed", false),
+    /** Per port: what the sockets closed so far had delivered (their own counters are gone), for the accounting. */
+    SOCKET_DELIVERED_RETIRED(1307, "socket_delivered_retired", false),
+    /** Per port: datagrams left unread in a socket's receive ring when it closed or the pipeline stopped. */
+    SOCKET_DROP_CLOSED(1308, "socket_drop_closed", false),
 
     /** Restarts of one pipeline actor by its supervisor, labelled with the actor ({@code stage=qdisc}, …). */
     STAGE_RESTARTS(1400, "stage_restarts", false),
@@ -101,6 +107,11 @@ public enum CounterType
     NEIGH_DROP_FAILED(1516, "neigh_drop_failed", false),
     /** Received frames whose handling threw (the host actor restarted): not answered. */
     HOST_DROP_FAILED(1517, "host_drop_failed", false),
+    /** Per port: received frames the RX queues put into the host ring (ARP, ICMP, UDP to a closed port). */
+    HOST_RX_QUEUED(1518, "host_rx_queued", false),
+    /** Per port: received frames the host actor took from its ring, or a stop emptied from it ({@code host_rx}
+     *  also counts the frames senders hand over to hold). */
+    HOST_RX_FRAMES(1519, "host_rx_frames", false),
 
 
     /** Trace events written into the trace ring. */
@@ -108,7 +119,14 @@ public enum CounterType
     /** Trace events dropped because the trace ring was full (the packets themselves go on). */
     TRACE_DROPPED(1601, "trace_dropped", false),
     /** Packets traced per queue: on an RX queue as they arrive, on a TX queue as a socket sends them. */
-    TRACE_PACKETS(1602, "trace_packets", false);
+    TRACE_PACKETS(1602, "trace_packets", false),
+
+    /** Per RX queue, the device's own count (mirrored): frames it placed in the queue's RX ring. */
+    NIC_RX_PACKETS(1700, "nic_rx_packets", false),
+    /** Per RX queue, the device's own count (mirrored): frames that found the RX ring full. */
+    NIC_RX_MISSED(1701, "nic_rx_missed", false),
+    /** Per RX queue, the device's own count (mirrored): frames removed by fault injection. */
+    NIC_RX_DROPPED(1702, "nic_rx_dropped", false);
 
     private final int typeId;
     private final String label;

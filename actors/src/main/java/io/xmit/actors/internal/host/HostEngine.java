@@ -103,6 +103,7 @@ public final class HostEngine implements NeighbourHandler, StageEngine
     private long lastUseScan;
 
     private final AtomicCounter received;
+    private final AtomicCounter receivedFrames;
     private final AtomicCounter[] transmitted;
     private final AtomicCounter txRingFull;
     private final AtomicCounter arpReplies;
@@ -139,6 +140,7 @@ public final class HostEngine implements NeighbourHandler, StageEngine
         limiter = new IcmpRateLimiter();
         final CounterScope scope = CounterScope.port(port.port());
         received = counters.allocate(CounterType.HOST_RX, scope);
+        receivedFrames = counters.allocate(CounterType.HOST_RX_FRAMES, scope);
         transmitted = new AtomicCounter[txCount];
         for (int q = 0; q < txCount; q++)
         {
@@ -237,6 +239,7 @@ public final class HostEngine implements NeighbourHandler, StageEngine
         do
         {
             taken = ring.poll(ignoreFrame, Integer.MAX_VALUE);
+            receivedFrames.getAndAddRelease(taken);
             ignored.getAndAddRelease(taken);
         }
         while (taken > 0);
@@ -279,6 +282,10 @@ public final class HostEngine implements NeighbourHandler, StageEngine
         received.incrementRelease();
         inFrame = true;
         final boolean hold = HostPath.KIND_HOLD == header.flags();
+        if (!hold)
+        {
+            receivedFrames.incrementRelease();
+        }
         holdTag = hold ? tag(header.socketId(), header.rxQueue(), header.priority()) : NO_TAG;
         crash.point(hold ? "after taking a datagram to hold" : "after taking a received frame");
         switch (header.flags())

@@ -38,21 +38,25 @@ public final class HostPath
     private final PacketPublication ring;
     private final PacketPublication holdRing;
     private final AtomicCounter ringFull;
+    private final AtomicCounter queued;
     private volatile NextHops nextHops = NextHops.EMPTY;
 
     /**
      * @param ring     what the RX queues hand over: ARP, ICMP, UDP to a closed port.
      * @param holdRing what senders hand over while their next hop resolves: apart, so that a flood of them cannot
      *                 crowd out the ARP reply that would resolve it.
+     * @param ringFull {@code host_drop_ring_full}.
+     * @param queued   {@code host_rx_queued}: received frames put into {@code ring}.
      */
     public HostPath(final PortAddress address, final PacketPublication ring, final PacketPublication holdRing,
-        final AtomicCounter ringFull)
+        final AtomicCounter ringFull, final AtomicCounter queued)
     {
         this.address = address;
         this.subnetMask = 0 == address.prefix() ? 0 : -1 << (32 - address.prefix());
         this.ring = ring;
         this.holdRing = holdRing;
         this.ringFull = ringFull;
+        this.queued = queued;
     }
 
     /** How far the RX queues and senders have written the host's rings (for a graceful stop's drain). */
@@ -141,6 +145,8 @@ public final class HostPath
         }
         claim.putHeader(RingFrameHeader.NO_FLOW_HASH, 0, 0, rxq, kind, RingFrameHeader.NO_TRACE_ID, 0);
         claim.buffer().putBytes(claim.frameOffset(), frame, 0, length);
+        // Counted before the commit makes it visible: the host never takes a frame the books have not seen.
+        queued.incrementRelease();
         claim.commit();
         return true;
     }

@@ -15,6 +15,7 @@ import io.xmit.actors.internal.host.HostEngine;
 import io.xmit.actors.internal.host.HostPath;
 import io.xmit.actors.internal.qdisc.QdiscActor;
 import io.xmit.actors.internal.qdisc.QdiscEngine;
+import io.xmit.actors.internal.rxq.DeviceRxCounters;
 import io.xmit.actors.internal.rxq.RxQueueEngine;
 import io.xmit.actors.internal.socket.SendGate;
 import io.xmit.actors.internal.socket.SocketTable;
@@ -161,6 +162,9 @@ public final class PipelineAssembly
         engines = StageEngines.forPorts(portCount);
         final PortContext[] ports = new PortContext[portCount];
         final AtomicCounter[] retiredSent = new AtomicCounter[portCount];
+        final AtomicCounter[] retiredDelivered = new AtomicCounter[portCount];
+        final AtomicCounter[] closedDrops = new AtomicCounter[portCount];
+        final DeviceRxCounters[] deviceRx = new DeviceRxCounters[portCount];
         final List<ActorRef<MappingActor.Command>> mappings = new ArrayList<>();
         final ActorRef<QdiscActor.Command>[][] qdiscs = new ActorRef[portCount][];
         final RingDoorbell[][] rxDoorbells = new RingDoorbell[portCount][];
@@ -173,9 +177,12 @@ public final class PipelineAssembly
             ports[p] = new PortContext(p, host.address(), txRings.publications(), hasher, driver.maxFrame(),
                 InitialQueueMap.of(config, p, driver.txQueueCount(), driver.rxQueueCount()), gate, host.path());
             retiredSent[p] = counters.allocate(CounterType.SOCKET_SENT_RETIRED, CounterScope.port(p));
+            retiredDelivered[p] = counters.allocate(CounterType.SOCKET_DELIVERED_RETIRED, CounterScope.port(p));
+            closedDrops[p] = counters.allocate(CounterType.SOCKET_DROP_CLOSED, CounterScope.port(p));
+            deviceRx[p] = new DeviceRxCounters(driver, counters);
             mappings.add((ActorRef<MappingActor.Command>)spawn("mapping-" + p,
                 MappingActor.create(ports[p], driver.txQueueCount()), Props.empty()));
-            qdiscs[p] = txQueues(p, driver, txRings);
+            qdiscs[p] = txQueues(p, driver, txRings, deviceRx[p]);
             if (null != host.path())
             {
                 hostActor(ports[p], host, driver.txQueueCount());
@@ -189,7 +196,7 @@ public final class PipelineAssembly
             rxDoorbells[port][queue].ring();
         });
         return new PipelineParts(system, config, device, rings, counters, tracer, cpus, ports, mappings, qdiscs,
-            engines, sockets, gate, retiredSent, guardian, terminated);
+            engines, sockets, gate, retiredSent, retiredDelivered, closedDrops, deviceRx, guardian, terminated);
     }
 
     /**
@@ -233,13 +240,15 @@ public final class PipelineAssembly
         final HostPath path = address.hostBasics() ? new HostPath(address,
             rings.addPublication(StreamIds.host(port), doorbell, config.socketRingTerm()),
             rings.addPublication(StreamIds.hostHold(port), doorbell, config.socketRingTerm()),
-            counters.allocate(CounterType.HOST_DROP_RING_FULL, CounterScope.port(port))) : null;
+            counters.allocate(CounterType.HOST_DROP_RING_FULL, CounterScope.port(port)),
+            counters.allocate(CounterType.HOST_RX_QUEUED, CounterScope.port(port))) : null;
         return new HostParts(address, path, doorbell, wake);
     }
 
     /** Per TX queue: its state and BQL, the qdisc and completion engines and their actors; then the watchdog. */
     @SuppressWarnings("unchecked")
-    private ActorRef<QdiscActor.Command>[] txQueues(final int port, final NicDriver driver, final TxQueueRings txRings)
+    private ActorRef<QdiscActor.Command>[] txQueues(final int port, final NicDriver driver, final TxQueueRings txRings,
+        final DeviceRxCounters deviceRx)
     {
         final int txCount = driver.txQueueCount();
         final ActorRef<QdiscActor.Command>[] qdiscs = new ActorRef[txCount];
@@ -276,8 +285,8 @@ public final class PipelineAssembly
             spawn("txq-" + port + "-" + q, PollingActor.create(dutyCycle(txqDoorbell, txq::poll), txqWake,
                 txq::recover, counters.allocate(CounterType.STAGE_RESTARTS, scope.withStage(Stage.TXQ))), on);
         }
-        spawn("watchdog-" + port, TxWatchdog.create(port, states, engines.txqs()[port], config.txWatchdogTimeout()),
-            Props.empty());
+        spawn("watchdog-" + port, TxWatchdog.create(port, states, engines.txqs()[port], config.txWatchdogTimeout(),
+            deviceRx), Props.empty());
         return qdiscs;
     }
 

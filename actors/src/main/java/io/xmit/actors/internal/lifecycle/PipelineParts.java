@@ -5,6 +5,7 @@ import akka.actor.typed.ActorSystem;
 import akka.actor.typed.Props;
 import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.internal.qdisc.QdiscActor;
+import io.xmit.actors.internal.rxq.DeviceRxCounters;
 import io.xmit.actors.internal.socket.SendGate;
 import io.xmit.actors.internal.socket.SocketTable;
 import io.xmit.actors.internal.xps.MappingActor;
@@ -26,6 +27,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * @param cpus        each CPU's dispatcher (with the pipeline's mailbox), indexed by CPU.
  * @param retiredSent per port, what the sockets closed so far had sent (the books' "accepted" keeps it).
+ * @param retiredDelivered per port, what the sockets closed so far had delivered (the receive books keep it).
+ * @param closedDrops per port, {@code socket_drop_closed}: what closing sockets (and the stop) left in their rings.
+ * @param deviceRx    per port, the device's own receive counters.
  * @param terminated  completes when the guardian has stopped: null normally, else the failure that stopped it.
  */
 public record PipelineParts(
@@ -43,6 +47,9 @@ public record PipelineParts(
     SocketTable sockets,
     SendGate gate,
     AtomicCounter[] retiredSent,
+    AtomicCounter[] retiredDelivered,
+    AtomicCounter[] closedDrops,
+    DeviceRxCounters[] deviceRx,
     ActorRef<PipelineGuardian.Command> guardian,
     CompletableFuture<Throwable> terminated)
 {

@@ -36,7 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Opening and closing a pipeline's sockets: the receive ring, counters and actor of each, its place in the socket
- * table, and on close the move of what it sent to its port's retired count (in one step, for the books).
+ * table, and on close the move of what it sent and delivered to its port's retired counts, and of what it left
+ * unread to {@code socket_drop_closed} (in one step, for the books).
  */
 public final class SocketLifecycle
 {
@@ -205,7 +206,10 @@ public final class SocketLifecycle
             ControlCalls.await(AskPattern.ask(parts.guardian(),
                 (ActorRef<Boolean> replyTo) -> new PipelineGuardian.StopChild(closing.actor(), replyTo),
                 ControlCalls.TIMEOUT, parts.system().scheduler()), "stopping socket " + socket.id());
+            // Closed first, so no RX queue puts a frame into the ring after its leftovers are counted.
             socket.receiveRing().close();
+            parts.closedDrops()[socket.port()].getAndAddRelease(closing.receiver().dropLeftovers());
+            parts.retiredDelivered()[socket.port()].getAndAddRelease(closing.receiver().delivered());
             socket.receiveSubscription().close();
             closing.receiver().close();
             for (final AtomicCounter counter : closing.counters())
@@ -228,6 +232,22 @@ public final class SocketLifecycle
             throw new IllegalArgumentException("no open socket " + id + " on port " + port);
         }
         return socket.receiver();
+    }
+
+    /**
+     * The last step of a stop for the open sockets (their actors have stopped, and the RX queues'): what each left
+     * unread in its ring is counted as {@code socket_drop_closed}.
+     */
+    void dropLeftovers()
+    {
+        synchronized (open)
+        {
+            for (final SocketResources socket : resources.values())
+            {
+                final SocketReceiver receiver = socket.receiver();
+                parts.closedDrops()[receiver.socket().port()].getAndAddRelease(receiver.dropLeftovers());
+            }
+        }
     }
 
     /** Every open socket's receive engine, for the last step of a stop (the actors have stopped). */

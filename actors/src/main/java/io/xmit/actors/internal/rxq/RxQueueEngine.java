@@ -34,7 +34,9 @@ import org.agrona.concurrent.status.AtomicCounter;
  * Every frame that reaches no socket is counted under its reason: malformed (the parser's verdict on a frame it cannot
  * read), unsupported (a readable frame that is not UDP, or an IP fragment), no socket, the socket's ring full, or
  * failed (its own delivery threw); on a port with host basics, ARP, ICMP and UDP to a closed port go to the port's
- * host actor instead ({@link HostPath#take}).
+ * host actor instead ({@link HostPath#take}). For the receive books ({@code ReceiveBooks}) a burst is counted
+ * ({@code rx_packets}) as it is taken and each frame as it is handed on, before a reader downstream can see it, so
+ * what is left in a burst is never negative.
  */
 public final class RxQueueEngine implements StageEngine
 {
@@ -60,6 +62,7 @@ public final class RxQueueEngine implements StageEngine
     private final AtomicCounter polls;
     private final AtomicCounter driverErrors;
     private final AtomicCounter dropFailed;
+    private final AtomicCounter dropShutdown;
     private final CrashSwitch crash;
     private int burstCount;
     private int next;
@@ -95,6 +98,7 @@ public final class RxQueueEngine implements StageEngine
         polls = counters.allocate(CounterType.RX_POLLS, scope);
         driverErrors = counters.allocate(CounterType.RX_DRIVER_ERRORS, scope);
         dropFailed = counters.allocate(CounterType.RX_DROP_FAILED, scope);
+        dropShutdown = counters.allocate(CounterType.RX_DROP_SHUTDOWN, scope);
         crash = new CrashSwitch("rx queue " + port + "/" + rxq);
     }
 
@@ -127,6 +131,7 @@ public final class RxQueueEngine implements StageEngine
             burstCount = count;
             burstBytes = 0;
             next = 0;
+            rxPackets.getAndAddRelease(count);
         }
         // The burst stays in the shim's buffers until it is released, so a delivery that fails part-way (a restart)
         // goes on at the frame after the one that failed: none is delivered twice, none skipped uncounted.
@@ -143,9 +148,34 @@ public final class RxQueueEngine implements StageEngine
         final int count = burstCount;
         burstCount = 0;
         driver.rxRelease(rxq, count);
-        rxPackets.getAndAddRelease(count);
         rxBytes.getAndAddRelease(burstBytes);
         return count;
+    }
+
+    /**
+     * A graceful stop's last step for this queue, once its actor has stopped (and {@link #recover} ran): the rest of
+     * a burst a failure interrupted, and what the device's RX ring holds (one ring's worth at most: a device fed from
+     * outside keeps receiving), are taken and counted as {@code rx_drop_shutdown}.
+     */
+    public void dropLeftovers()
+    {
+        int dropped = 0;
+        if (burstCount > 0)
+        {
+            dropped = burstCount - next;
+            driver.rxRelease(rxq, burstCount);
+            burstCount = 0;
+        }
+        final int limit = driver.ringSize();
+        int taken;
+        int drained = 0;
+        while (drained < limit && (taken = driver.rxBurst(rxq, burst)) > 0)
+        {
+            rxPackets.getAndAddRelease(taken);
+            driver.rxRelease(rxq, taken);
+            drained += taken;
+        }
+        dropShutdown.getAndAddRelease(dropped + drained);
     }
 
     /**
@@ -227,7 +257,8 @@ public final class RxQueueEngine implements StageEngine
         {
             trace.received(traceId, socket.id(), frame, 0, length);
         }
-        claim.commit();
+        // Counted before the commit makes it visible: the socket never delivers a frame the books have not seen.
         delivered.incrementRelease();
+        claim.commit();
     }
 }

@@ -42,6 +42,7 @@ public final class SocketReceiver implements StageEngine
     private final ParsedFrame parsed = new ParsedFrame();
     private final ReceivedFrame datagram = new ReceivedFrame();
     private final PacketHandler onFrame = this::onFrame;
+    private final PacketHandler leaveFrame = (header, buffer, offset, length) -> { };
     private final CountersFile counters;
     private final AtomicCounter received;
     private final AtomicCounter deliveredCount;
@@ -151,6 +152,32 @@ public final class SocketReceiver implements StageEngine
         received.incrementRelease();
         deliveredCount.incrementRelease();
         crash.point("after delivering a datagram");
+    }
+
+    /**
+     * Once the socket's actor has stopped and its ring is closed to the RX queues (the socket closes or the pipeline
+     * stops): what is left in the ring will not be delivered; it is read past and counted by the caller as
+     * {@code socket_drop_closed}.
+     *
+     * @return the datagrams left.
+     */
+    public int dropLeftovers()
+    {
+        int left = 0;
+        int taken;
+        do
+        {
+            taken = ring.poll(leaveFrame, Integer.MAX_VALUE);
+            left += taken;
+        }
+        while (taken > 0);
+        return left;
+    }
+
+    /** Datagrams delivered to the application so far; any thread. */
+    public long delivered()
+    {
+        return deliveredCount.get();
     }
 
     /** Frees the counters, once the socket's actor has stopped. */

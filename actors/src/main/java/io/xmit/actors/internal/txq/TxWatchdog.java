@@ -2,6 +2,7 @@ package io.xmit.actors.internal.txq;
 
 import akka.actor.typed.Behavior;
 import akka.actor.typed.javadsl.Behaviors;
+import io.xmit.actors.internal.rxq.DeviceRxCounters;
 import io.xmit.actors.internal.stage.Supervision;
 import io.xmit.pipeline.txq.TxQueueState;
 
@@ -20,6 +21,9 @@ import java.util.List;
  * Unlike the kernel, which resets the device once per expiry for the first queue it finds and re-arms at the oldest
  * stopped queue's {@code transStart + timeout}, every look resets each timed-out queue on its own and freezes no
  * other: the shim resets queues, not whole devices (a deliberate departure, kernel-semantics "Where xmit differs").
+ * <p>
+ * Each tick also mirrors the port's own receive counters into the counters file ({@link DeviceRxCounters}), so a
+ * reader in another process ({@code xmit stat}) sees the receive books at most one tick old.
  */
 public final class TxWatchdog
 {
@@ -77,7 +81,7 @@ public final class TxWatchdog
     }
 
     public static Behavior<Tick> create(final int port, final TxQueueState[] states, final TxQueueEngine[] queues,
-        final Duration timeout)
+        final Duration timeout, final DeviceRxCounters deviceRx)
     {
         final long timeoutNanos = timeout.toNanos();
         final List<TxQueueEngine> watched = List.of(queues);
@@ -87,6 +91,8 @@ public final class TxWatchdog
             return Behaviors.receiveMessage(tick ->
             {
                 look(port, states, watched, timeoutNanos);
+
+                deviceRx.refresh();
                 return Behaviors.same();
             });
         }));

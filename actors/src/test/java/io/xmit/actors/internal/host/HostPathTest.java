@@ -23,7 +23,7 @@ class HostPathTest
     private static HostPath path(final int gateway, final boolean arp)
     {
         return new HostPath(new PortAddress(0x0200_0000_0001L, OURS, 0, 1, 0x0200_0000_00AAL, 24,
-            gateway, arp, true), null, null, null);
+            gateway, arp, true), null, null, null, null);
     }
 
     @Test
