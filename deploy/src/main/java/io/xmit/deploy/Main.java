@@ -77,6 +77,11 @@ public final class Main implements Callable<Integer>
         line.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
         line.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
         line.setOverwrittenOptionsAllowed(true);
+        // An argument starting with @ is a value (a file name, a pipeline name), never a file of arguments to read.
+        line.setExpandAtFiles(false);
+        // Picocli's own help command, described as the others are.
+        line.getSubcommands().get("help").getCommandSpec().usageMessage()
+            .header("a command's options, as `xmit COMMAND --help` shows them: `xmit help COMMAND`");
         line.setUsageHelpWidth(HELP_WIDTH);
         line.setParameterExceptionHandler((ex, args) ->
         {
