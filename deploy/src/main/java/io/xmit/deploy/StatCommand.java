@@ -155,6 +155,11 @@ final class StatCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
+        if ((null != prometheus || jmx) && (once || json))
+        {
+            throw new UsageException("--prometheus and --jmx export the counters, --once and --json print them: " +
+                "one or the other");
+        }
         if (!Files.isDirectory(dir))
         {
             throw new UsageException("--dir '" + dir + "': not a directory");

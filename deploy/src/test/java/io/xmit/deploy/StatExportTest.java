@@ -184,5 +184,8 @@ class StatExportTest
             assertEquals(1, result.err().lines().count(), result.err());
             assertTrue(result.err().startsWith("xmit stat: " + c[1]), result.err());
         }
+        assertEquals(new RunCommandTest.Result(Main.EXIT_USAGE, "", "xmit stat: --prometheus and --jmx export the " +
+            "counters, --once and --json print them: one or the other\n"), RunCommandTest.xmit("stat", "--jmx",
+            "--once", "--dir", dir.toString()));
     }
 }
