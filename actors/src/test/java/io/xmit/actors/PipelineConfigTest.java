@@ -136,7 +136,7 @@ class PipelineConfigTest
         assertEquals("xmit.spin-time = 1000000001 ns is not in 0..1 s",
             refused(d.toBuilder().spinNanos(1_000_000_001)));
         assertEquals("xmit.socket-spin-polls = -1 is not in 0..16777216", refused(d.toBuilder().socketSpinPolls(-1)));
-        assertEquals("xmit.stop.deadline = null is not in PT0S..PT1H", refused(d.toBuilder().stopDeadline(null)));
+        assertEquals("xmit.stop.deadline = null is not in 0s..1h", refused(d.toBuilder().stopDeadline(null)));
         assertEquals("xmit.ports has 1 entries but device 'loop:tx=4,rx=4,ring=1024' has 2 port(s)",
             refused(d.toBuilder().ports(List.of(PortAddress.defaultFor(0, 1)))));
         assertEquals("xmit.xps.maps[0].cpus: xps_cpus mask '2' for tx-0: bit 1 is beyond 1 CPUs",

@@ -1,5 +1,10 @@
 package io.xmit.deploy;
 
+import io.xmit.actors.config.ConfigValues;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -10,14 +15,38 @@ final class Args
     {
     }
 
-    /** The value after option {@code option} at {@code args[i]}. */
-    static String value(final String[] args, final int i, final String option)
+    /**
+     * {@code [HOST:]PORT} to listen on: no host is every address, {@code localhost} the loopback one, else an IP
+     * literal ({@code 127.0.0.1}, {@code [::1]}); port 0 is any free one. No name is looked up.
+     */
+    static InetSocketAddress listenAddress(final String option, final String text)
     {
-        if (i >= args.length)
+        final int colon = text.lastIndexOf(':');
+        final String host = colon < 0 ? "" : text.substring(0, colon);
+        final int port = intArg(option + " '" + text + "': port", text.substring(colon + 1), 0, 0xFFFF);
+        if (host.isEmpty())
         {
-            throw new UsageException(option + " needs a value");
+            return new InetSocketAddress(port);
         }
-        return args[i];
+        if ("localhost".equals(host))
+        {
+            return new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+        }
+        final boolean bracketed = host.startsWith("[") && host.endsWith("]");
+        final byte[] address = ConfigValues.addressLiteral(bracketed ? host.substring(1, host.length() - 1) : host);
+        if (null == address || (16 == address.length) != bracketed)
+        {
+            throw new UsageException(option + " '" + text + "': '" + host + "' is not an IP address, localhost or " +
+                "empty (every address); e.g. 127.0.0.1:9464, [::1]:9464 or :9464");
+        }
+        try
+        {
+            return new InetSocketAddress(InetAddress.getByAddress(address), port);
+        }
+        catch (final UnknownHostException ex)
+        {
+            throw new IllegalStateException("an address of " + address.length + " bytes", ex);
+        }
     }
 
     /**

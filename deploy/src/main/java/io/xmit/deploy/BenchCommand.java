@@ -9,6 +9,10 @@ import io.xmit.deploy.bench.TxBench;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -19,65 +23,93 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 
 /**
  * {@code xmit bench}: the side-by-side benchmarks ({@link TxBench tx}, {@link RrBench rr}, or both), their summary
  * tables and targets, and optionally the figures as JSON and as a self-contained HTML report. Targets missed are
  * reported, not an error: exit code 0 when the bench ran, 1 if it could not, 2 for a bad argument.
  */
-final class BenchCommand
+@Command(name = "bench",
+    description = "side-by-side benchmarks: tx (Mpps against the baselines), rr (RTT with and without XPS)",
+    footer = "Variants run alternately, A B C A B C …; each figure is the median of the rounds, with min and max.")
+final class BenchCommand implements Callable<Integer>
 {
-    private static final String HELP = """
-        usage: xmit bench tx|rr|all|trace [options]
-          tx                 64-byte UDP frames from 2 CPUs to the null device: xmit, no-bypass, bulk-1,
-                             locked-qdisc, akka-naive, aeron-raw (Mpps, bytes allocated per packet, ratios to xmit)
-          rr                 request/response over the loop device at a fixed load: hash, xps-cpus, xps-rxqs
-                             (RTT mean and percentiles, replies sent from another CPU than the request arrived on)
-          all                tx, then rr
-          trace              tx's xmit beside the same pipeline with tracing configured: a flow filter that
-                             matches nothing (trace-miss) and 1 in 1,000 sampled (trace-1k)
-          --quick            short rounds for CI: all in under a minute (default: a few minutes)
-          --rounds N         measured rounds after the warm-up round (default 5, quick 3 for tx and 2 for rr)
-          --json FILE        also write the figures as JSON
-          --report FILE      also write a self-contained HTML report with charts
-        Variants run alternately, A B C A B C …; each figure is the median of the rounds, with min and max.""";
+    private static final List<String> SCENARIOS = List.of("tx", "rr", "all", "trace");
 
-    private BenchCommand()
+    @Mixin
+    private HelpOption help;
+
+    private final PrintStream out;
+    private final PrintStream err;
+    private String scenario;
+    private boolean quick;
+    private int rounds;
+    private Path json;
+    private Path report;
+
+    BenchCommand(final PrintStream out, final PrintStream err)
     {
+        this.out = out;
+        this.err = err;
     }
 
-    static int run(final String[] args, final PrintStream out, final PrintStream err)
+    @Parameters(paramLabel = "SCENARIO", arity = "0..1", completionCandidates = Scenarios.class, description = {
+        "tx: 64-byte UDP frames from 2 CPUs to the null device: xmit, no-bypass, bulk-1, locked-qdisc, akka-naive, " +
+            "aeron-raw (Mpps, bytes allocated per packet, ratios to xmit)",
+        "rr: request/response over the loop device at a fixed load: hash, xps-cpus, xps-rxqs (RTT mean and " +
+            "percentiles, replies sent from another CPU than the request arrived on)",
+        "all: tx, then rr",
+        "trace: tx's xmit beside the same pipeline with tracing configured: a flow filter that matches nothing " +
+            "(trace-miss) and 1 in 1,000 sampled (trace-1k)"})
+    void scenario(final String name)
     {
-        String scenario = null;
-        boolean quick = false;
-        int rounds = 0;
-        Path json = null;
-        Path report = null;
-        for (int i = 0; i < args.length; i++)
+        if (!SCENARIOS.contains(name))
         {
-            final String arg = args[i];
-            switch (arg)
-            {
-                case "--help", "-h" ->
-                {
-                    out.println(HELP);
-                    return Main.EXIT_OK;
-                }
-                case "--quick" -> quick = true;
-                case "--rounds" -> rounds = Args.intArg(arg, Args.value(args, ++i, arg), 1, 100);
-                case "--json" -> json = Args.outputFile(arg, Args.value(args, ++i, arg));
-                case "--report" -> report = Args.outputFile(arg, Args.value(args, ++i, arg));
-                case "tx", "rr", "all", "trace" ->
-                {
-                    if (null != scenario)
-                    {
-                        throw new UsageException("one scenario only, got '" + scenario + "' and '" + arg + "'");
-                    }
-                    scenario = arg;
-                }
-                default -> throw new UsageException("unknown argument '" + arg + "' (see xmit bench --help)");
-            }
+            throw new UsageException("unknown scenario '" + name + "' (expected tx, rr, all or trace)");
         }
+        scenario = name;
+    }
+
+    @Option(names = "--quick", description = "short rounds for CI: all in under a minute (default: a few minutes)")
+    void quick(final boolean on)
+    {
+        quick = on;
+    }
+
+    @Option(names = "--rounds", paramLabel = "N",
+        description = "measured rounds after the warm-up round (default 5, quick 3 for tx and 2 for rr)")
+    void rounds(final String text)
+    {
+        rounds = Args.intArg("--rounds", text, 1, 100);
+    }
+
+    @Option(names = "--json", paramLabel = "FILE", description = "also write the figures as JSON")
+    void json(final String text)
+    {
+        json = Args.outputFile("--json", text);
+    }
+
+    @Option(names = "--report", paramLabel = "FILE", description = "also write a self-contained HTML report with charts")
+    void report(final String text)
+    {
+        report = Args.outputFile("--report", text);
+    }
+
+    /** The scenarios, for the shell completion. */
+    static final class Scenarios extends ArrayList<String>
+    {
+        private static final long serialVersionUID = 1L;
+
+        Scenarios()
+        {
+            super(SCENARIOS);
+        }
+    }
+
+    @Override
+    public Integer call()
+    {
         if (null == scenario)
         {
             throw new UsageException("which scenario: tx, rr, all or trace (see xmit bench --help)");

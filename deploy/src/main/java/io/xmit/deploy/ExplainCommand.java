@@ -8,99 +8,143 @@ import io.xmit.pipeline.xps.SelectionRule;
 import io.xmit.pipeline.xps.SocketQueueState;
 import io.xmit.pipeline.xps.TxQueueSelector;
 import io.xmit.pipeline.xps.XpsMask;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Callable;
 
 /**
  * {@code xmit explain}: an operator's what-if for TX queue selection. Builds the XPS maps from the given
  * masks (in the order given, as sysfs writes would), then runs the same {@link TxQueueSelector} the pipeline
  * runs and prints the queue, the rule that chose it and the flow hash.
  */
-final class ExplainCommand
+@Command(name = "explain",
+    description = "which TX queue a flow leaves on, and the rule that chose it (like `ip route get` for queues)")
+final class ExplainCommand implements Callable<Integer>
 {
     static final int DEFAULT_CPUS = 64;
 
-    private static final String HELP = """
-        usage: xmit explain --tx-queues N --flow udp:SRC:SPORT-DST:DPORT [options]
-          --tx-queues N        real number of TX queues (1..65535)
-          --rx-queues N        number of RX queues (default: the TX queue count)
-          --cpus N             number of CPUs the xps_cpus masks may name (default 64)
-          --xps-cpus TXQ=MASK  xps_cpus of tx-TXQ in the sysfs hex form (e.g. 0=01, 3=00000000,00000010); repeatable
-          --xps-rxqs TXQ=MASK  xps_rxqs of tx-TXQ in the sysfs hex form; repeatable
-          --cpu N              the sender's CPU (default: none, so XPS by CPU is skipped)
-          --rx-queue N         the RX queue the socket's flow arrived on (marks the socket connected)
-          --cached N           the socket's cached TX queue (marks the socket connected)
-          --ooo-okay           no packet of the socket is in flight, so a cached queue may be re-chosen
-          --flow F             the 5-tuple, udp|tcp:SRC:SPORT-DST:DPORT; IPv6 as [ADDR]:PORT
-          --hash-key HEX       the 128-bit flow hash key, 32 hex digits (default: all zero, reproducible)
-          --json               print {"txq":N,"via":"...","hash":H}""";
+    @Mixin
+    private HelpOption help;
 
-    private ExplainCommand()
+    private final PrintStream out;
+    private int txQueues = -1;
+    private int rxQueues = -1;
+    private int cpus = DEFAULT_CPUS;
+    private int cpu = -1;
+    private int rxQueue = -1;
+    private int cached = -1;
+    private boolean oooOkay;
+    private boolean json;
+    private FlowKey flow;
+    private long k0;
+    private long k1;
+    /** The --xps-cpus and --xps-rxqs options in the order given, as sysfs writes would be: {option, TXQ=MASK}. */
+    private final List<String[]> xps = new ArrayList<>();
+
+    ExplainCommand(final PrintStream out)
     {
+        this.out = out;
     }
 
-    static int run(final String[] args, final PrintStream out)
+    @Option(names = "--tx-queues", paramLabel = "N", description = "real number of TX queues (1..65535)")
+    void txQueues(final String text)
     {
-        int txQueues = -1;
-        int rxQueues = -1;
-        int cpus = DEFAULT_CPUS;
-        int cpu = -1;
-        int rxQueue = -1;
-        int cached = -1;
-        boolean oooOkay = false;
-        boolean json = false;
-        FlowKey flow = null;
-        long k0 = 0;
-        long k1 = 0;
-        final List<String[]> xps = new ArrayList<>();
+        txQueues = Args.intArg("--tx-queues", text, 1, 0xFFFF);
+    }
 
-        for (int i = 0; i < args.length; i++)
+    @Option(names = "--rx-queues", paramLabel = "N", description = "number of RX queues (default: the TX queue count)")
+    void rxQueues(final String text)
+    {
+        rxQueues = Args.intArg("--rx-queues", text, 1, 0xFFFF);
+    }
+
+    @Option(names = "--cpus", paramLabel = "N", description = "number of CPUs the xps_cpus masks may name (default 64)")
+    void cpus(final String text)
+    {
+        cpus = Args.intArg("--cpus", text, 1, 4096);
+    }
+
+    @Option(names = "--xps-cpus", paramLabel = "TXQ=MASK", description =
+        "xps_cpus of tx-TXQ in the sysfs hex form (e.g. 0=01, 3=00000000,00000010); repeatable")
+    void xpsCpus(final String pair)
+    {
+        xps.add(new String[] {"--xps-cpus", pair});
+    }
+
+    @Option(names = "--xps-rxqs", paramLabel = "TXQ=MASK", description = "xps_rxqs of tx-TXQ in the sysfs hex form; repeatable")
+    void xpsRxqs(final String pair)
+    {
+        xps.add(new String[] {"--xps-rxqs", pair});
+    }
+
+    @Option(names = "--cpu", paramLabel = "N",
+        description = "the sender's CPU (default: none, so XPS by CPU is skipped)")
+    void cpu(final String text)
+    {
+        cpu = Args.intArg("--cpu", text, 0, 4095);
+    }
+
+    @Option(names = "--rx-queue", paramLabel = "N",
+        description = "the RX queue the socket's flow arrived on (marks the socket connected)")
+    void rxQueue(final String text)
+    {
+        rxQueue = Args.intArg("--rx-queue", text, 0, 0xFFFE);
+    }
+
+    @Option(names = "--cached", paramLabel = "N",
+        description = "the socket's cached TX queue (marks the socket connected)")
+    void cached(final String text)
+    {
+        cached = Args.intArg("--cached", text, 0, 0xFFFE);
+    }
+
+    @Option(names = "--ooo-okay",
+        description = "no packet of the socket is in flight, so a cached queue may be re-chosen")
+    void oooOkay(final boolean on)
+    {
+        oooOkay = on;
+    }
+
+    @Option(names = "--flow", paramLabel = "F", description = "the 5-tuple, udp|tcp:SRC:SPORT-DST:DPORT; IPv6 as [ADDR]:PORT")
+    void flow(final String text)
+    {
+        try
         {
-            final String arg = args[i];
-            switch (arg)
-            {
-                case "--help", "-h" ->
-                {
-                    out.println(HELP);
-                    return Main.EXIT_OK;
-                }
-                case "--tx-queues" -> txQueues = Args.intArg(arg, Args.value(args, ++i, arg), 1, 0xFFFF);
-                case "--rx-queues" -> rxQueues = Args.intArg(arg, Args.value(args, ++i, arg), 1, 0xFFFF);
-                case "--cpus" -> cpus = Args.intArg(arg, Args.value(args, ++i, arg), 1, 4096);
-                case "--cpu" -> cpu = Args.intArg(arg, Args.value(args, ++i, arg), 0, 4095);
-                case "--rx-queue" -> rxQueue = Args.intArg(arg, Args.value(args, ++i, arg), 0, 0xFFFE);
-                case "--cached" -> cached = Args.intArg(arg, Args.value(args, ++i, arg), 0, 0xFFFE);
-                case "--ooo-okay" -> oooOkay = true;
-                case "--json" -> json = true;
-                case "--xps-cpus", "--xps-rxqs" -> xps.add(new String[] {arg, Args.value(args, ++i, arg)});
-                case "--flow" ->
-                {
-                    final String text = Args.value(args, ++i, arg);
-                    try
-                    {
-                        flow = FlowKey.parse(text);
-                    }
-                    catch (final IllegalArgumentException ex)
-                    {
-                        throw new UsageException("--flow: " + ex.getMessage());
-                    }
-                }
-                case "--hash-key" ->
-                {
-                    final String hex = Args.value(args, ++i, arg);
-                    if (!hex.matches("[0-9a-fA-F]{32}"))
-                    {
-                        throw new UsageException("--hash-key '" + hex + "': expected exactly 32 hex digits (128 bits)");
-                    }
-                    k0 = Long.parseUnsignedLong(hex.substring(0, 16), 16);
-                    k1 = Long.parseUnsignedLong(hex.substring(16), 16);
-                }
-                default -> throw new UsageException("unknown option '" + arg + "' (see xmit explain --help)");
-            }
+            flow = FlowKey.parse(text);
         }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new UsageException("--flow: " + ex.getMessage());
+        }
+    }
+
+    @Option(names = "--hash-key", paramLabel = "HEX",
+        description = "the 128-bit flow hash key, 32 hex digits (default: all zero, reproducible)")
+    void hashKey(final String hex)
+    {
+        if (!hex.matches("[0-9a-fA-F]{32}"))
+        {
+            throw new UsageException("--hash-key '" + hex + "': expected exactly 32 hex digits (128 bits)");
+        }
+        k0 = Long.parseUnsignedLong(hex.substring(0, 16), 16);
+        k1 = Long.parseUnsignedLong(hex.substring(16), 16);
+    }
+
+    @Option(names = "--json", description = "print {\"txq\":N,\"via\":\"...\",\"hash\":H}")
+    void json(final boolean on)
+    {
+        json = on;
+    }
+
+    @Override
+    public Integer call()
+    {
         if (txQueues < 0)
         {
             throw new UsageException("--tx-queues is required (the real number of TX queues)");
@@ -109,10 +153,7 @@ final class ExplainCommand
         {
             throw new UsageException("--flow is required, e.g. --flow udp:10.0.0.1:5000-10.0.0.2:11211");
         }
-        if (rxQueues < 0)
-        {
-            rxQueues = txQueues;
-        }
+        final int rxQueues = this.rxQueues < 0 ? txQueues : this.rxQueues;
         if (cpu >= cpus)
         {
             throw new UsageException("--cpu " + cpu + ": beyond the " + cpus + " CPUs (--cpus)");

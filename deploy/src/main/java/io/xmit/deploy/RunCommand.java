@@ -8,90 +8,156 @@ import io.xmit.actors.trace.TraceSelector;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 
 /**
  * {@code xmit run}: the main job, the {@link RunScenario built-in scenario} on its embedded configuration (deploy's
  * {@code run.conf} over the actors module's {@code reference.conf}), changed by the application's configuration, a
  * file, {@code --set} and the shortcut options, all checked before anything starts.
  */
-final class RunCommand
+@Command(name = "run",
+    description = "the main job: a request/response service over the built-in loop device",
+    footer = "Ctrl-C stops the load, waits for the replies in flight, stops the pipeline and prints the summary.")
+final class RunCommand implements Callable<Integer>
 {
-    private static final String HELP = """
-        usage: xmit run [options]
-          --config FILE      a HOCON file, xmit { … } (every key: actors/src/main/resources/reference.conf)
-          --set KEY=VALUE    override one key (under xmit; the xmit. prefix is optional); repeatable, the last wins
-          --duration D       how long, e.g. 10s, 2m, or plain seconds (default 10s; xmit.run.duration)
-          --rate N           requests per second offered (default 50000; xmit.run.rate)
-          --flows N          client flows, each a connected socket (default 256; xmit.run.flows)
-          --cpus N           xmit CPUs (default 2; xmit.cpus)
-          --xps MODE         none | cpus | rxqs (default rxqs; xmit.xps.preset)
-          --spin N           empty polls a queue actor spins before it sleeps (default 256; xmit.spin-polls)
-          --trace SPEC       trace packets: sample=N (1 in N), flow=udp:SRC:SPORT-DST:DPORT (* for any part),
-                             socket=ID, comma-separated or repeated (xmit.trace.sample, .flow, .socket)
-          --trace-file FILE  write the traced packets to a pcapng file (xmit.trace.file); see xmit trace show
-          --json FILE        also write the summary as JSON to FILE
-          --verbose          debug logging
-        Ctrl-C stops the load, waits for the replies in flight, stops the pipeline and prints the summary.""";
+    @Mixin
+    private HelpOption help;
 
-    private RunCommand()
+    private final PrintStream out;
+    private final PrintStream err;
+    private Path file;
+    private Path json;
+    private boolean verbose;
+    /** --set and the shortcut options as overrides, in the order given: the last wins. */
+    private final List<String> overrides = new ArrayList<>();
+
+    RunCommand(final PrintStream out, final PrintStream err)
     {
+        this.out = out;
+        this.err = err;
     }
 
-    static int run(final String[] args, final PrintStream out, final PrintStream err)
+    @Option(names = "--config", paramLabel = "FILE",
+        description = "a HOCON file, xmit { … } (every key: actors/src/main/resources/reference.conf)")
+    void config(final String text)
     {
-        Path file = null;
-        Path json = null;
-        boolean verbose = false;
-        final List<String> overrides = new ArrayList<>();
-        for (int i = 0; i < args.length; i++)
+        file = Path.of(text);
+    }
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE",
+        description = "override one key (under xmit; the xmit. prefix is optional); repeatable, the last wins")
+    void set(final String pair)
+    {
+        overrides.add(pair);
+    }
+
+    @Option(names = "--duration", paramLabel = "D",
+        description = "how long, e.g. 10s, 2m, or plain seconds (default 10s; xmit.run.duration)")
+    void duration(final String text)
+    {
+        overrides.add("xmit.run.duration=" + durationOverride(text));
+    }
+
+    @Option(names = "--rate", paramLabel = "N", description = "requests per second offered (default 50000; xmit.run.rate)")
+    void rate(final String text)
+    {
+        overrides.add("xmit.run.rate=" + Args.intArg("--rate", text, 1, 100_000_000));
+    }
+
+    @Option(names = "--flows", paramLabel = "N",
+        description = "client flows, each a connected socket (default 256; xmit.run.flows)")
+    void flows(final String text)
+    {
+        overrides.add("xmit.run.flows=" + Args.intArg("--flows", text, 1, 4096));
+    }
+
+    @Option(names = "--cpus", paramLabel = "N", description = "xmit CPUs (default 2; xmit.cpus)")
+    void cpus(final String text)
+    {
+        overrides.add("xmit.cpus=" + Args.intArg("--cpus", text, 1, 256));
+    }
+
+    @Option(names = "--xps", paramLabel = "MODE", completionCandidates = XpsModes.class,
+        description = "none | cpus | rxqs (default rxqs; xmit.xps.preset)")
+    void xps(final String mode)
+    {
+        try
         {
-            final String arg = args[i];
-            switch (arg)
-            {
-                case "--help", "-h" ->
-                {
-                    out.println(HELP);
-                    return Main.EXIT_OK;
-                }
-                case "--config" -> file = Path.of(Args.value(args, ++i, arg));
-                case "--set" -> overrides.add(Args.value(args, ++i, arg));
-                case "--json" -> json = Args.outputFile(arg, Args.value(args, ++i, arg));
-                case "--verbose", "-v" -> verbose = true;
-                case "--duration" -> overrides.add("xmit.run.duration=" + duration(Args.value(args, ++i, arg)));
-                case "--rate" -> overrides.add("xmit.run.rate=" +
-                    Args.intArg(arg, Args.value(args, ++i, arg), 1, 100_000_000));
-                case "--flows" -> overrides.add("xmit.run.flows=" + Args.intArg(arg, Args.value(args, ++i, arg), 1, 4096));
-                case "--cpus" -> overrides.add("xmit.cpus=" + Args.intArg(arg, Args.value(args, ++i, arg), 1, 256));
-                case "--spin" -> overrides.add("xmit.spin-polls=" +
-                    Args.intArg(arg, Args.value(args, ++i, arg), 0, 1 << 24));
-                case "--trace" -> overrides.addAll(trace(Args.value(args, ++i, arg)));
-                case "--trace-file" -> overrides.add("xmit.trace.file=" + quoted(Args.value(args, ++i, arg)));
-                case "--xps" ->
-                {
-                    final String mode = Args.value(args, ++i, arg);
-                    try
-                    {
-                        overrides.add("xmit.xps.preset=" + XpsPreset.of("--xps", mode).label());
-                    }
-                    catch (final IllegalArgumentException ex)
-                    {
-                        throw new UsageException(ex.getMessage());
-                    }
-                }
-                default -> throw new UsageException("unknown option '" + arg + "' (see xmit run --help)");
-            }
+            overrides.add("xmit.xps.preset=" + XpsPreset.of("--xps", mode).label());
         }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new UsageException(ex.getMessage());
+        }
+    }
+
+    @Option(names = "--spin", paramLabel = "N",
+        description = "empty polls a queue actor spins before it sleeps (default 256; xmit.spin-polls)")
+    void spin(final String text)
+    {
+        overrides.add("xmit.spin-polls=" + Args.intArg("--spin", text, 0, 1 << 24));
+    }
+
+    @Option(names = "--trace", paramLabel = "SPEC", description = "trace packets: sample=N (1 in N), " +
+        "flow=udp:SRC:SPORT-DST:DPORT (* for any part), socket=ID, comma-separated or repeated (xmit.trace.sample, " +
+        ".flow, .socket)")
+    void trace(final String spec)
+    {
+        overrides.addAll(traceOverrides(spec));
+    }
+
+    @Option(names = "--trace-file", paramLabel = "FILE",
+        description = "write the traced packets to a pcapng file (xmit.trace.file); see xmit trace show")
+    void traceFile(final String text)
+    {
+        overrides.add("xmit.trace.file=" + quoted(text));
+    }
+
+    @Option(names = "--json", paramLabel = "FILE", description = "also write the summary as JSON to FILE")
+    void json(final String text)
+    {
+        json = Args.outputFile("--json", text);
+    }
+
+    @Option(names = {"-v", "--verbose"}, description = "debug logging")
+    void verbose(final boolean on)
+    {
+        verbose = on;
+    }
+
+    @Override
+    public Integer call()
+    {
         setLogLevel(verbose);
-        return new RunScenario(Settings.load(file, overrides), verbose, json, out, err).run();
+        final Settings settings = Settings.load(file, overrides);
+        for (final String warning : settings.warnings(Runtime.getRuntime().availableProcessors()))
+        {
+            err.println("xmit run: warning: " + warning);
+        }
+        return new RunScenario(settings, verbose, json, out, err).run();
+    }
+
+    /** The values --xps takes, for the shell completion. */
+    static final class XpsModes extends ArrayList<String>
+    {
+        private static final long serialVersionUID = 1L;
+
+        XpsModes()
+        {
+            super(List.of("none", "cpus", "rxqs"));
+        }
     }
 
     /** {@code --trace} terms as configuration overrides, checked here so a bad one names the option. */
-    private static List<String> trace(final String spec)
+    private static List<String> traceOverrides(final String spec)
     {
         final TraceSelector selector;
         try
@@ -121,7 +187,7 @@ final class RunCommand
     }
 
     /** {@code 10} is ten seconds here (HOCON would read a bare number as milliseconds); {@code 2m} is HOCON's. */
-    private static String duration(final String text)
+    private static String durationOverride(final String text)
     {
         if (text.matches("\\d{1,9}"))
         {

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.TreeSet;
 
 import static io.xmit.actors.config.ConfigValues.render;
 
@@ -137,6 +138,20 @@ final class Settings
         return flows;
     }
 
+    /**
+     * What is allowed but likely a mistake on a machine of {@code processors} processors: more xmit CPUs than
+     * processors (its actors then take turns on them, and spinning ones take turns spinning).
+     */
+    List<String> warnings(final int processors)
+    {
+        if (pipeline.cpus() <= processors)
+        {
+            return List.of();
+        }
+        return List.of("xmit.cpus = " + pipeline.cpus() + " is more than the " + processors + " processors here: the " +
+            "pipeline's actors will share them, so its figures will not be those of " + pipeline.cpus() + " CPUs");
+    }
+
     private static Config scenario()
     {
         return ConfigFactory.parseResources(Settings.class, "/" + SCENARIO,
@@ -149,14 +164,23 @@ final class Settings
         {
             throw new UsageException("--config '" + file + "': no such file");
         }
+        final Config parsed;
         try
         {
-            return ConfigFactory.parseFile(file.toFile(), ConfigParseOptions.defaults().setAllowMissing(false));
+            parsed = ConfigFactory.parseFile(file.toFile(), ConfigParseOptions.defaults().setAllowMissing(false));
         }
         catch (final ConfigException ex)
         {
             throw new UsageException("--config: " + ex.getMessage());
         }
+        // Every key xmit reads is under xmit: a file without the section (keys at the top, a misspelt section) would
+        // change nothing. root(), not hasPath: a section made of a substitution is known only once resolved.
+        if (!parsed.root().containsKey("xmit"))
+        {
+            throw new UsageException("--config '" + file + "': no xmit section; every key is under xmit { … }" +
+                (parsed.root().isEmpty() ? "" : " (the file sets " + String.join(", ", new TreeSet<>(parsed.root().keySet())) + ")"));
+        }
+        return parsed;
     }
 
     private static Config override(final String pair)

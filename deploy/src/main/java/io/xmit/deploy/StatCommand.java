@@ -9,9 +9,21 @@ import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.actors.stats.CountersView;
 
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -19,6 +31,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -28,20 +41,16 @@ import java.util.regex.Pattern;
  * {@code tc -s qdisc} and {@code ethtool -S} together. Once a second a table per port: each TX queue's packets and
  * bytes per second, bypass share, mean bulk, requeues, drops by reason, stops and wakes, watchdog resets, backlog and
  * BQL limit; each RX queue's packets, bytes and deliveries per second and drops by reason. {@code --once} prints one
- * snapshot of the totals; {@code --json} prints JSON.
+ * snapshot of the totals; {@code --json} prints JSON. {@code --prometheus} and {@code --jmx} export every counter to
+ * the tools operators already watch ({@link PrometheusExport}, {@link JmxExport}).
  */
-final class StatCommand
+@Command(name = "stat",
+    description = "watch a running pipeline's queues from another terminal (like tc -s qdisc and ethtool -S)",
+    footer = {"Rates are per second over the interval; --once shows totals since the pipeline started.",
+        "--prometheus and --jmx export every counter instead of printing tables, until the pipeline stops."})
+final class StatCommand implements Callable<Integer>
 {
-    private static final String HELP = """
-        usage: xmit stat [NAME] [options]
-          NAME             the pipeline's name (xmit.name); default: the only pipeline running
-          --once           print one snapshot of the totals and exit
-          --json           print JSON (one object per snapshot)
-          --count N        stop after N snapshots (default: until the pipeline stops or Ctrl-C)
-          --interval S     seconds between snapshots (default 1)
-          --dir DIR        where counters files live (default /dev/shm; xmit.counters.directory)
-        Rates are per second over the interval; --once shows totals since the pipeline started.""";
-
+    private static final DateTimeFormatter TIME = new DateTimeFormatterBuilder().appendInstant(3).toFormatter(Locale.ROOT);
     private static final Pattern FILE_NAME = Pattern.compile("xmit-(\\d+)-(.+)\\.counters");
 
     /** TX queue columns: counter kind, JSON field; rates unless a gauge. */
@@ -86,42 +95,72 @@ final class StatCommand
     {
     }
 
-    private StatCommand()
+    @Mixin
+    private HelpOption help;
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    @Parameters(paramLabel = "NAME", arity = "0..1",
+        description = "the pipeline's name (xmit.name); default: the only pipeline running")
+    private String name;
+
+    @Option(names = "--once", description = "print one snapshot of the totals and exit")
+    private boolean once;
+
+    @Option(names = "--json", description = "print JSON (one object per snapshot, with its time)")
+    private boolean json;
+
+    private int count = Integer.MAX_VALUE;
+    private double interval = 1;
+    private Path dir = CountersFile.DEFAULT_DIRECTORY;
+    private InetSocketAddress prometheus;
+
+    @Option(names = "--jmx", description = "register every counter as JMX MBeans, " +
+        "io.xmit:type=counters,pipeline=NAME,…, in this process (JConsole, or remote JMX with XMIT_JAVA_OPTS)")
+    private boolean jmx;
+
+    StatCommand(final PrintStream out, final PrintStream err)
     {
+        this.out = out;
+        this.err = err;
     }
 
-    static int run(final String[] args, final PrintStream out, final PrintStream err)
+    @Option(names = "--count", paramLabel = "N",
+        description = "stop after N snapshots, or N intervals of exporting (default: until the pipeline stops or Ctrl-C)")
+    void count(final String text)
     {
-        String name = null;
-        boolean once = false;
-        boolean json = false;
-        int count = Integer.MAX_VALUE;
-        double interval = 1;
-        Path dir = CountersFile.DEFAULT_DIRECTORY;
-        for (int i = 0; i < args.length; i++)
+        count = Args.intArg("--count", text, 1, Integer.MAX_VALUE);
+    }
+
+    @Option(names = "--interval", paramLabel = "S", description = "seconds between snapshots (default 1)")
+    void interval(final String text)
+    {
+        interval = seconds(text);
+    }
+
+    @Option(names = "--dir", paramLabel = "DIR",
+        description = "where counters files live (default /dev/shm; xmit.counters.directory)")
+    void dir(final String text)
+    {
+        dir = Path.of(text);
+    }
+
+    @Option(names = "--prometheus", paramLabel = "[HOST:]PORT", description = "serve every counter at " +
+        "http://HOST:PORT/metrics in Prometheus' text format, read from the counters file at each scrape (no HOST: " +
+        "every address; port 0: any free one, printed)")
+    void prometheus(final String text)
+    {
+        prometheus = Args.listenAddress("--prometheus", text);
+    }
+
+    @Override
+    public Integer call()
+    {
+        if ((null != prometheus || jmx) && (once || json))
         {
-            final String arg = args[i];
-            switch (arg)
-            {
-                case "--help", "-h" ->
-                {
-                    out.println(HELP);
-                    return Main.EXIT_OK;
-                }
-                case "--once" -> once = true;
-                case "--json" -> json = true;
-                case "--count" -> count = Args.intArg(arg, Args.value(args, ++i, arg), 1, Integer.MAX_VALUE);
-                case "--interval" -> interval = seconds(Args.value(args, ++i, arg));
-                case "--dir" -> dir = Path.of(Args.value(args, ++i, arg));
-                default ->
-                {
-                    if (arg.startsWith("-") || null != name)
-                    {
-                        throw new UsageException("unknown option '" + arg + "' (see xmit stat --help)");
-                    }
-                    name = arg;
-                }
-            }
+            throw new UsageException("--prometheus and --jmx export the counters, --once and --json print them: " +
+                "one or the other");
         }
         if (!Files.isDirectory(dir))
         {
@@ -144,7 +183,7 @@ final class StatCommand
         }
         try
         {
-            return watch(view, once, json, count, interval, out);
+            return null != prometheus || jmx ? export(view) : watch(view, once, json, count, interval, out);
         }
         catch (final IllegalStateException ex)
         {
@@ -176,9 +215,8 @@ final class StatCommand
         for (int shown = 0; shown < count; shown++)
         {
             TimeUnit.NANOSECONDS.sleep((long)(interval * 1e9));
-            if (!Files.exists(view.path()) || !view.ownerAlive())
+            if (stopped(view, name, out))
             {
-                out.println("pipeline " + name + " (pid " + view.pid() + ") has stopped");
                 return Main.EXIT_OK;
             }
             final Snapshot now = Snapshot.read(view);
@@ -186,6 +224,78 @@ final class StatCommand
             last = now;
         }
         return Main.EXIT_OK;
+    }
+
+    /**
+     * Serves the counters through Prometheus and or JMX (both read the file when asked, nothing of the pipeline's
+     * own) until the pipeline stops, {@code --count} intervals pass or Ctrl-C; JMX follows sockets that come and go
+     * once an interval.
+     */
+    private int export(final CountersView view) throws InterruptedException
+    {
+        final String pipeline = pipelineName(view.path());
+        HTTPServer server = null;
+        JmxExport beans = null;
+        try
+        {
+            if (null != prometheus)
+            {
+                try
+                {
+                    server = PrometheusExport.serve(view, pipeline, prometheus);
+                }
+                catch (final IOException ex)
+                {
+                    err.println("xmit stat: cannot serve --prometheus on " + prometheus + ": " + ex.getMessage());
+                    return Main.EXIT_FAILED;
+                }
+                out.println("serving http://" + (prometheus.getAddress().isAnyLocalAddress() ? "*" :
+                    prometheus.getHostString()) + ":" + server.getPort() + "/metrics for pipeline " + pipeline +
+                    " (pid " + view.pid() + ")");
+            }
+            if (jmx)
+            {
+                beans = new JmxExport(ManagementFactory.getPlatformMBeanServer(), view, pipeline);
+                beans.refresh();
+                out.println("JMX: " + JmxExport.DOMAIN + ":type=counters,pipeline=" + pipeline + ",… in process " +
+                    ProcessHandle.current().pid() + " for pipeline " + pipeline + " (pid " + view.pid() + ")");
+            }
+            for (int shown = 0; shown < count; shown++)
+            {
+                TimeUnit.NANOSECONDS.sleep((long)(interval * 1e9));
+                if (stopped(view, pipeline, out))
+                {
+                    break;
+                }
+                if (null != beans)
+                {
+                    beans.refresh();
+                }
+            }
+            return Main.EXIT_OK;
+        }
+        finally
+        {
+            if (null != server)
+            {
+                server.close();
+            }
+            if (null != beans)
+            {
+                beans.close();
+            }
+        }
+    }
+
+    /** True, and said, once the pipeline's file is gone or its process has ended. */
+    private static boolean stopped(final CountersView view, final String name, final PrintStream out)
+    {
+        if (Files.exists(view.path()) && view.ownerAlive())
+        {
+            return false;
+        }
+        out.println("pipeline " + name + " (pid " + view.pid() + ") has stopped");
+        return true;
     }
 
     /** The counters file of the named pipeline, or of the only one running; null (reported) if there is none. */
@@ -255,6 +365,8 @@ final class StatCommand
     /** Every counter of the file at one moment, by type and scope, and the queues they belong to. */
     private static final class Snapshot
     {
+        /** When it was read: the {@code time} of its JSON, ISO-8601 in UTC to the millisecond. */
+        private final Instant time = Instant.now();
         private final long nanos = System.nanoTime();
         private final Map<Key, Long> values = new HashMap<>();
         private final TreeMap<Integer, TreeSet<Integer>> txqs = new TreeMap<>();
@@ -421,7 +533,8 @@ final class StatCommand
 
         String json(final String name, final long pid, final Snapshot before)
         {
-            final Json json = new Json().object().field("pipeline", name).field("pid", pid)
+            final Json json = new Json().object().field("time", TIME.format(time)).field("pipeline", name)
+                .field("pid", pid)
                 .field("per_second", null != before).array("ports");
             final TreeSet<Integer> ports = new TreeSet<>(txqs.keySet());
             ports.addAll(rxqs.keySet());

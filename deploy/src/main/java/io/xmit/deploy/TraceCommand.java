@@ -1,6 +1,12 @@
 package io.xmit.deploy;
 
 import io.xmit.actors.trace.PcapngReader;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -14,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -23,68 +30,86 @@ import java.util.regex.Pattern;
  * timeline: where it arrived, which socket took it, which TX queue it left on and why, how long it waited, and when
  * the device completed it.
  */
-final class TraceCommand
+@Command(name = "trace", synopsisSubcommandLabel = "show",
+    description = "show a trace file (write one with xmit run --trace-file)")
+final class TraceCommand implements Callable<Integer>
 {
-    private static final String HELP = """
-        usage: xmit trace show FILE [--packet ID]
-          FILE          a pcapng file written by xmit (xmit run --trace … --trace-file FILE)
-          --packet ID   one packet's path as a timeline (ID is the packet id, the same on its RX and TX sides)
-        Without --packet, one line per packet side: time, interface, direction, packet id and its decisions.""";
     private static final Pattern KEY_VALUE = Pattern.compile("(\\w+)=(\\S+)");
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss", Locale.ROOT)
         .withZone(ZoneOffset.UTC);
 
-    private TraceCommand()
+    @Mixin
+    private HelpOption help;
+
+    @Spec
+    private CommandSpec spec;
+
+    private final PrintStream err;
+
+    TraceCommand(final PrintStream err)
     {
+        this.err = err;
     }
 
-    static int run(final String[] args, final PrintStream out, final PrintStream err)
+    /** {@code xmit trace} alone: its help, as a usage error. */
+    @Override
+    public Integer call()
     {
-        if (0 == args.length || "--help".equals(args[0]) || "-h".equals(args[0]))
+        err.print(spec.commandLine().getUsageMessage());
+        err.flush();
+        return Main.EXIT_USAGE;
+    }
+
+    /** {@code xmit trace show FILE [--packet ID]}. */
+    @Command(name = "show", description = "the packets of a trace file, one line per packet side: " +
+        "time, interface, direction, packet id and its decisions; with --packet, one packet's path through the " +
+        "pipeline as a timeline")
+    static final class Show implements Callable<Integer>
+    {
+        @Mixin
+        private HelpOption help;
+
+        private final PrintStream out;
+        private final PrintStream err;
+
+        @Parameters(paramLabel = "FILE", description = "a pcapng file written by xmit (xmit run --trace … --trace-file FILE)")
+        private Path file;
+
+        private long packet = -1;
+
+        Show(final PrintStream out, final PrintStream err)
         {
-            out.println(HELP);
-            return 0 == args.length ? Main.EXIT_USAGE : Main.EXIT_OK;
+            this.out = out;
+            this.err = err;
         }
-        if (!"show".equals(args[0]))
+
+        @Option(names = "--packet", paramLabel = "ID",
+            description = "one packet's path as a timeline (ID is the packet id, the same on its RX and TX sides)")
+        void packet(final String text)
         {
-            throw new UsageException("unknown subcommand '" + args[0] + "' (expected show)");
-        }
-        Path file = null;
-        long packet = -1;
-        for (int i = 1; i < args.length; i++)
-        {
-            switch (args[i])
+            try
             {
-                case "--packet" ->
-                {
-                    final String text = Args.value(args, ++i, "--packet");
-                    try
-                    {
-                        packet = Long.parseUnsignedLong(text);
-                    }
-                    catch (final NumberFormatException ex)
-                    {
-                        throw new UsageException("--packet '" + text + "': not a packet id");
-                    }
-                }
-                default ->
-                {
-                    if (args[i].startsWith("-") || null != file)
-                    {
-                        throw new UsageException("unexpected '" + args[i] + "' (see xmit trace --help)");
-                    }
-                    file = Path.of(args[i]);
-                }
+                packet = Long.parseUnsignedLong(text);
+            }
+            catch (final NumberFormatException ex)
+            {
+                throw new UsageException("--packet '" + text + "': not a packet id");
             }
         }
-        if (null == file)
+
+        @Override
+        public Integer call()
         {
-            throw new UsageException("show needs a FILE");
+            if (!Files.isRegularFile(file))
+            {
+                throw new UsageException("'" + file + "': no such file");
+            }
+            return TraceCommand.show(file, packet, out, err);
         }
-        if (!Files.isRegularFile(file))
-        {
-            throw new UsageException("'" + file + "': no such file");
-        }
+    }
+
+    private static int show(final Path file, final long packet, final PrintStream out, final PrintStream err)
+    {
         final List<PcapngReader.Packet> packets;
         try
         {

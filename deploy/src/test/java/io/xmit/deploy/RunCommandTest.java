@@ -87,6 +87,10 @@ class RunCommandTest
         Files.writeString(broken, "xmit { cpus = \n");
         final Path notASection = dir.resolve("scalar.conf");
         Files.writeString(notASection, "xmit = 3\n");
+        final Path noSection = dir.resolve("flat.conf");
+        Files.writeString(noSection, "cpus = 4\nqdisc { bulk-limit = 16 }\n");
+        final Path empty = dir.resolve("empty.conf");
+        Files.writeString(empty, "# nothing yet\n");
         final List<String[]> cases = List.of(
             new String[] {"xmit.qdisc.bulk-limt = 16 is not a known key", "--config", typo.toString()},
             new String[] {"xmit.cpu = 4 is not a known key", "--set", "cpu=4"},
@@ -119,6 +123,10 @@ class RunCommandTest
             new String[] {"xmit.device = 'null' has 1 port; the run scenario needs 2 (its service on port A, its " +
                 "clients on port B): use loop, or afpacket to serve a kernel on a real link", "--set", "device=null"},
             new String[] {"xmit.run = [1] is not an object; xmit.run holds duration, rate, flows", "--set", "run=[1]"},
+            new String[] {"--config '" + noSection + "': no xmit section; every key is under xmit { … } (the file " +
+                "sets cpus, qdisc)", "--config", noSection.toString()},
+            new String[] {"--config '" + empty + "': no xmit section; every key is under xmit { … }", "--config",
+                empty.toString()},
             new String[] {"unknown option '--frobnicate'", "--frobnicate"});
         for (final String[] c : cases)
         {
@@ -174,6 +182,16 @@ class RunCommandTest
             .readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(expected, PipelineConfig.fromConfig(ConfigFactory.parseString(scenario).withoutPath("xmit.run")
             .withFallback(ConfigFactory.defaultReference()).resolve()));
+    }
+
+    /** More xmit CPUs than processors is allowed (a test may want it) but said; as many as there are is not. */
+    @Test
+    void moreCpusThanProcessorsIsAWarning()
+    {
+        final Settings settings = Settings.load(null, List.of("cpus=3"));
+        assertEquals(List.of("xmit.cpus = 3 is more than the 2 processors here: the pipeline's actors will share " +
+            "them, so its figures will not be those of 3 CPUs"), settings.warnings(2));
+        assertEquals(List.of(), settings.warnings(3));
     }
 
     @Test

@@ -27,6 +27,8 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -36,6 +38,7 @@ import java.util.regex.Pattern;
 
 import static io.xmit.deploy.RunCommandTest.xmit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -144,7 +147,9 @@ class StatCommandTest
     void onceJsonShowsCountersThatMove() throws InterruptedException
     {
         echo(100);
+        final Instant asked = Instant.now().truncatedTo(ChronoUnit.MILLIS);
         final RunCommandTest.Result first = xmit("stat", "stat-test", "--once", "--json", "--dir", dir.toString());
+        final Instant answered = Instant.now();
         assertEquals(Main.EXIT_OK, first.code(), first.err());
         echo(250);
         final RunCommandTest.Result second = xmit("stat", "--once", "--json", "--dir", dir.toString());
@@ -152,8 +157,15 @@ class StatCommandTest
 
         final String before = first.out().strip();
         final String after = second.out().strip();
-        assertTrue(before.startsWith("{\"pipeline\":\"stat-test\",\"pid\":" + ProcessHandle.current().pid() +
-            ",\"per_second\":false,\"ports\":[{\"port\":0,\"name\":\"A\",\"txq\":[{\"queue\":0,\"packets\":"), before);
+        // Each line carries the time it was read, ISO-8601 in UTC to the millisecond.
+        final Matcher time = Pattern.compile("\\{\"time\":\"(\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z)\",")
+            .matcher(before);
+        assertTrue(time.lookingAt(), before);
+        final Instant read = Instant.parse(time.group(1));
+        assertFalse(read.isBefore(asked) || read.isAfter(answered), read + " not in " + asked + ".." + answered);
+        assertTrue(before.startsWith("\"pipeline\":\"stat-test\",\"pid\":" + ProcessHandle.current().pid() +
+            ",\"per_second\":false,\"ports\":[{\"port\":0,\"name\":\"A\",\"txq\":[{\"queue\":0,\"packets\":",
+            time.end()), before);
         // Port A sent the replies, port B the requests: each moved by exactly the 250 echoed in between.
         assertEquals(250, txTotal(after, 0, "packets") - txTotal(before, 0, "packets"), after);
         assertEquals(250, txTotal(after, 1, "packets") - txTotal(before, 1, "packets"), after);

@@ -92,10 +92,10 @@ public enum ConfigKey
         this(null, path, min, max, rule);
     }
 
-    /** A duration, checked in nanoseconds; the message gives the range in ISO-8601, as {@link Duration} prints. */
+    /** A duration, checked in nanoseconds; the message gives the range as HOCON writes durations ({@code 1ms..1h}). */
     ConfigKey(final String path, final Duration min, final Duration max)
     {
-        this(null, path, min.toNanos(), max.toNanos(), "is not in " + min + ".." + max);
+        this(null, path, min.toNanos(), max.toNanos(), "is not in " + ConfigValues.render(min) + ".." + ConfigValues.render(max));
     }
 
     ConfigKey(final ConfigKey list, final String path)
@@ -189,7 +189,7 @@ public enum ConfigKey
     {
         if (null == value || value.compareTo(Duration.ofNanos(min)) < 0 || value.compareTo(Duration.ofNanos(max)) > 0)
         {
-            throw refused(value);
+            throw refused(ConfigValues.render(value));
         }
     }
 

@@ -10,6 +10,7 @@ import io.xmit.transport.nic.NicSpec;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.OptionalLong;
+import java.util.regex.Pattern;
 
 /**
  * The value parsers every reader of configuration shares: HOCON values (text, whole numbers, on/off, durations, byte
@@ -20,6 +21,11 @@ import java.util.OptionalLong;
  */
 public final class ConfigValues
 {
+    private static final Pattern DOTTED_QUAD = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+    private static final String[] DURATION_UNITS = {"d", "h", "m", "s", "ms", "us", "ns"};
+    private static final long[] DURATION_NANOS = {86_400_000_000_000L, 3_600_000_000_000L, 60_000_000_000L,
+        1_000_000_000L, 1_000_000L, 1_000L, 1L};
+
     private ConfigValues()
     {
     }
@@ -161,6 +167,31 @@ public final class ConfigValues
         return mac;
     }
 
+    /**
+     * A duration as one would write it in HOCON, in the largest unit that holds it whole: {@code 1ms}, {@code 1h},
+     * {@code 3600001ms}, {@code 0s}; not {@link Duration#toString}'s {@code PT0.001S}.
+     */
+    public static String render(final Duration value)
+    {
+        if (null == value)
+        {
+            return "null";
+        }
+        if (value.isZero())
+        {
+            return "0s";
+        }
+        final long nanos = value.toNanos();
+        for (int i = 0; i < DURATION_UNITS.length; i++)
+        {
+            if (0 == nanos % DURATION_NANOS[i])
+            {
+                return nanos / DURATION_NANOS[i] + DURATION_UNITS[i];
+            }
+        }
+        throw new IllegalStateException("the last unit, ns, holds every duration");
+    }
+
     /** An IPv4 address in dotted decimal ({@code 10.0.0.1}, not an IPv4-mapped IPv6 form), network order. */
     public static int ipv4(final String key, final String text)
     {
@@ -190,6 +221,11 @@ public final class ConfigValues
      */
     public static byte[] addressLiteral(final String text)
     {
+        // InetAddress also takes the old short forms (1.2.3 is 1.2.0.3): a typo, here, not an address.
+        if (text.indexOf(':') < 0 && !DOTTED_QUAD.matcher(text).matches())
+        {
+            return null;
+        }
         try
         {
             return InetAddress.ofLiteral(text).getAddress();

@@ -105,6 +105,22 @@ class ConfigValuesTest
     }
 
     @Test
+    void durationsAreRenderedInTheLargestUnitThatHoldsThemWhole()
+    {
+        assertEquals("1ms", ConfigValues.render(Duration.ofMillis(1)));
+        assertEquals("1h", ConfigValues.render(Duration.ofHours(1)));
+        assertEquals("3600001ms", ConfigValues.render(Duration.ofHours(1).plusMillis(1)));
+        assertEquals("90s", ConfigValues.render(Duration.ofSeconds(90)));
+        assertEquals("2m", ConfigValues.render(Duration.ofSeconds(120)));
+        assertEquals("1d", ConfigValues.render(Duration.ofDays(1)));
+        assertEquals("1500us", ConfigValues.render(Duration.ofNanos(1_500_000)));
+        assertEquals("7ns", ConfigValues.render(Duration.ofNanos(7)));
+        assertEquals("-1s", ConfigValues.render(Duration.ofSeconds(-1)));
+        assertEquals("0s", ConfigValues.render(Duration.ZERO));
+        assertEquals("null", ConfigValues.render((Duration)null));
+    }
+
+    @Test
     void addressLiteralsAreNeverLookedUp()
     {
         assertArrayEquals(new byte[] {10, 0, 0, 1}, ConfigValues.addressLiteral("10.0.0.1"));
@@ -112,6 +128,11 @@ class ConfigValuesTest
         assertArrayEquals(new byte[] {10, 0, 0, 1}, ConfigValues.addressLiteral("::ffff:10.0.0.1"));
         assertNull(ConfigValues.addressLiteral("localhost"));
         assertNull(ConfigValues.addressLiteral("10.0.0.256"));
+        // The old short forms InetAddress takes: 10.1 would be 10.0.0.1, 10.0.1 10.0.0.1, 167772161 10.0.0.1.
+        assertNull(ConfigValues.addressLiteral("10.1"));
+        assertNull(ConfigValues.addressLiteral("10.0.1"));
+        assertNull(ConfigValues.addressLiteral("167772161"));
+        assertEquals("k = '10.0.1' is not an IPv4 address literal", refused(() -> ConfigValues.ipv4("k", "10.0.1")));
         assertEquals(0x0A00_0001, ConfigValues.ipv4("k", "10.0.0.1"));
         assertEquals(0xC0A8_FFFE, ConfigValues.ipv4("k", "192.168.255.254"));
         assertEquals("k = '::ffff:10.0.0.1' is not an IPv4 address literal",

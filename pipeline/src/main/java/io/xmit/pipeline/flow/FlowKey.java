@@ -4,6 +4,7 @@ import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
+import java.util.regex.Pattern;
 
 /**
  * A mutable, reusable 5-tuple: protocol, source and destination address, source and destination port.
@@ -12,6 +13,8 @@ import java.nio.ByteBuffer;
  */
 public final class FlowKey
 {
+    private static final Pattern DOTTED_QUAD = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+
     public static final int FAMILY_NONE = 0;
     public static final int FAMILY_IPV4 = 4;
     public static final int FAMILY_IPV6 = 6;
@@ -236,7 +239,9 @@ public final class FlowKey
         final InetAddress address;
         try
         {
-            address = host.indexOf(':') >= 0 ? Inet6Address.ofLiteral(host) : Inet4Address.ofLiteral(host);
+            // Inet4Address also takes the old short forms (1.2.3 is 1.2.0.3): a typo here, refused below.
+            address = host.indexOf(':') >= 0 ? Inet6Address.ofLiteral(host) :
+                Inet4Address.ofLiteral(DOTTED_QUAD.matcher(host).matches() ? host : "");
         }
         catch (final IllegalArgumentException ex)
         {

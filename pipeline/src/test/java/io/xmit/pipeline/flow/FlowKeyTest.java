@@ -59,6 +59,9 @@ class FlowKeyTest
         assertMessage("port 70000", "udp:1.2.3.4:70000-1.2.3.5:2");
         assertMessage("'example.com' is not a literal IP address", "udp:example.com:1-1.2.3.5:2");
         assertMessage("'1.2.3.256' is not a literal IP address", "udp:1.2.3.256:1-1.2.3.5:2");
+        // The old short forms InetAddress takes (1.2.3 is 1.2.0.3, 16909060 is 1.2.3.4) are typos here.
+        assertMessage("'1.2.3' is not a literal IP address", "udp:1.2.3:1-1.2.3.5:2");
+        assertMessage("'16909060' is not a literal IP address", "udp:1.2.3.4:1-16909060:2");
         assertMessage("mix IPv4 and IPv6", "udp:1.2.3.4:1-[::1]:2");
         assertMessage("is not [v6addr]:port", "udp:[::1]2-[::2]:2");
     }
