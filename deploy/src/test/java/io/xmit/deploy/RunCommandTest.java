@@ -151,7 +151,10 @@ class RunCommandTest
             json.toString());
         assertEquals(Main.EXIT_OK, result.code(), result.err());
         final String summary = Files.readString(json).strip();
-        assertEquals(number(summary, "requests_sent"), number(summary, "replies_received"), summary);
+        // Every request came back, or it or its reply was lost under a counted reason (on a loaded machine the
+        // receive rings can overflow: nic_rx_missed, rx_drop_socket_ring_full), nothing else.
+        assertEquals(number(summary, "requests_sent"), number(summary, "replies_received") + number(summary, "total"),
+            summary);
     }
 
     /** What only starting can find is one line and exit 1: here, a counters directory that is not there. */
