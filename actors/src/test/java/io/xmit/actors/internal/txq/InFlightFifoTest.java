@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -117,19 +118,25 @@ class InFlightFifoTest
         assertEquals(-1, sockets[6].inFlight());
     }
 
+    /**
+     * One producer and one consumer on their own threads, bounded: up to ten million ids or ten seconds of producing,
+     * whichever comes first (a loaded machine gets through fewer), then everything produced is drained and checked.
+     */
     @Test
-    void oneProducerAndOneConsumerPassTenMillionIdsInOrder() throws InterruptedException
+    void oneProducerAndOneConsumerPassIdsInOrder() throws InterruptedException
     {
         final long total = 10_000_000L;
         final InFlightFifo fifo = new InFlightFifo(1024);
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+        final long stopProducingAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        final AtomicLong produced = new AtomicLong(-1);
         final AtomicReference<String> producerFailure = new AtomicReference<>();
 
         final Thread producer = new Thread(() ->
         {
             final DescriptorBatch batch = new DescriptorBatch(64);
             long next = 0;
-            while (next < total)
+            while (next < total && System.nanoTime() < stopProducingAt)
             {
                 final int count = (int)Math.min(1 + (next * 7 % 64), total - next);
                 batch.clear();
@@ -148,6 +155,7 @@ class InFlightFifoTest
                 }
                 next += count;
             }
+            produced.set(next);
         }, "in-flight-producer");
         producer.start();
 
@@ -155,7 +163,7 @@ class InFlightFifoTest
         final long[] expected = new long[SOCKETS + 1];
         long removed = 0;
         int ask = 1;
-        while (removed < total)
+        while (removed != produced.get())
         {
             final int n = fifo.remove(ask, table);
             assertTrue(n >= 0 && n <= ask, "removed " + n + " of " + ask);
@@ -177,14 +185,14 @@ class InFlightFifoTest
             if (0 == n)
             {
                 assertNull(producerFailure.get());
-                assertTrue(System.nanoTime() < deadline, "10,000,000 ids within 40 s, at " + removed);
+                assertTrue(System.nanoTime() < deadline, "the consumer made no progress at " + removed);
                 Thread.onSpinWait();
             }
         }
         producer.join(TimeUnit.SECONDS.toMillis(10));
         assertFalse(producer.isAlive());
         assertNull(producerFailure.get());
-        assertEquals(total, removed);
+        assertTrue(removed >= 100_000, "too few ids to have interleaved: " + removed);
         assertEquals(0, fifo.size());
         assertEquals(0, fifo.remove(1, table));
         long released = 0;
@@ -193,7 +201,7 @@ class InFlightFifoTest
             assertEquals(expected[id], -sockets[id].inFlight());
             released += expected[id];
         }
-        assertEquals(total, released);
+        assertEquals(removed, released);
     }
 
     /** Not periodic, so that an id out of place shows as a socket's count being off. */
