@@ -13,26 +13,22 @@ import akka.cluster.typed.Cluster;
 import akka.cluster.typed.Down;
 import akka.cluster.typed.Join;
 import com.typesafe.config.Config;
-import io.aeron.Aeron;
-import io.aeron.Publication;
-import io.aeron.Subscription;
-import io.aeron.driver.MediaDriver;
-import io.aeron.driver.ThreadingMode;
-import io.aeron.driver.media.ReceiveChannelEndpoint;
-import io.aeron.logbuffer.FragmentHandler;
-import io.aeron.protocol.DataHeaderFlyweight;
 import com.typesafe.config.ConfigFactory;
 import io.xmit.pipeline.testing.Await;
+import io.xmit.transport.ring.DataPlaneConfig;
+import io.xmit.transport.ring.NetworkRings;
+import io.xmit.transport.ring.PacketHandler;
+import io.xmit.transport.ring.PacketPublication;
+import io.xmit.transport.ring.PacketSubscription;
 import io.xmit.transport.ring.RingDoorbell;
 import io.xmit.transport.ring.RingDutyCycle;
+import io.xmit.transport.ring.RingsConfig;
 
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,7 +51,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The cluster stack on this JDK beside the project's Agrona and Aeron (issue 16, spike; docs/cluster.md): three
  * ActorSystems in one JVM over Artery TCP on 127.0.0.1 with the Split Brain Resolver form a cluster, a
  * ShardedDaemonProcess runs its instances, and after one node is downed the other two go on and take over its
- * instances. Settings are the short ones for two shared cores (docs/cluster.md, "Settings the tests use").
+ * instances; and beside it, in the same JVM, a UDP ring of {@code transport} carries frames in order and its
+ * receive hook wakes the consumer. Settings are the short ones for two shared cores (docs/cluster.md, "Settings the
+ * tests use").
  */
 class ClusterStackTest
 {
@@ -64,8 +62,8 @@ class ClusterStackTest
     private static final Duration FORMATION = Duration.ofSeconds(10);
     private static final Duration TAKE_OVER = Duration.ofSeconds(15);
     private static final int UDP_STREAM = 1001;
-    private static final long UDP_MESSAGES = 100_000;
-    private static final int UDP_MESSAGE_LENGTH = 32;
+    private static final long UDP_FRAMES = 100_000;
+    private static final int UDP_FRAME_LENGTH = 64;
 
     /** The settings under test; everything else is Akka's reference configuration. */
     private static final Config CLUSTER = ConfigFactory.parseString("""
@@ -175,76 +173,46 @@ class ClusterStackTest
 
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
-    void anAeronUdpStreamDeliversInOrderAndItsReceiveHookWakesTheConsumer() throws Exception
+    void aUdpRingDeliversInOrderAndItsReceiveHookWakesTheConsumer() throws Exception
     {
-        final RingDoorbell[] doorbell = new RingDoorbell[1];
-        final AtomicLong datagrams = new AtomicLong();
-        final AtomicLong hookWakes = new AtomicLong();
-        final MediaDriver.Context driverContext = new MediaDriver.Context()
-            .aeronDirectoryName("/dev/shm/xmit-" + ProcessHandle.current().pid() + "-cluster-stack-test")
-            .dirDeleteOnStart(true)
-            .dirDeleteOnShutdown(true)
-            .threadingMode(ThreadingMode.SHARED)
-            .sharedIdleStrategy(new BackoffIdleStrategy())
-            .receiveChannelEndpointSupplier((channel, dispatcher, status, context) ->
-                new ReceiveChannelEndpoint(channel, dispatcher, status, context)
-                {
-                    @Override
-                    public int onDataPacket(final DataHeaderFlyweight header, final UnsafeBuffer buffer,
-                        final int length, final InetSocketAddress source, final int transportIndex)
-                    {
-                        final int result = super.onDataPacket(header, buffer, length, source, transportIndex);
-                        if (UDP_STREAM == header.streamId() && header.frameLength() > 0)
-                        {
-                            datagrams.incrementAndGet();
-                            if (doorbell[0].ring())
-                            {
-                                hookWakes.incrementAndGet();
-                            }
-                        }
-                        return result;
-                    }
-                });
+        final RingsConfig ringsConfig = RingsConfig.defaults().withMaxFrameLength(1514).withIpcTermLength(64 * 1024);
         final ExecutorService consumer = Executors.newSingleThreadExecutor();
-        try (MediaDriver driver = MediaDriver.launch(driverContext);
-            Aeron aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(driver.aeronDirectoryName()));
-            Subscription subscription = aeron.addSubscription("aeron:udp?endpoint=127.0.0.1:0", UDP_STREAM))
+        try (NetworkRings rings = NetworkRings.launch("cluster-stack", ringsConfig,
+            DataPlaneConfig.forFrames(ringsConfig)))
         {
             final AtomicLong received = new AtomicLong();
             final AtomicLong outOfOrder = new AtomicLong();
-            final FragmentHandler inOrder = (buffer, offset, length, header) ->
+            final PacketHandler inOrder = (header, buffer, offset, length) ->
             {
                 if (buffer.getLong(offset) != received.getAndIncrement())
                 {
                     outOfOrder.incrementAndGet();
                 }
             };
+            // The consumer's only Polls are the ones its doorbell sends: from the hook, or its own next one.
             final RingDutyCycle[] cycle = new RingDutyCycle[1];
-            doorbell[0] = new RingDoorbell(() -> consumer.execute(() -> cycle[0].onPoll()));
-            cycle[0] = new RingDutyCycle(doorbell[0], () -> subscription.poll(inOrder, 64), 0);
+            final RingDoorbell doorbell = new RingDoorbell(() -> consumer.execute(() -> cycle[0].onPoll()));
+            final PacketSubscription subscription = rings.addSubscription("127.0.0.1:0", UDP_STREAM, doorbell);
+            cycle[0] = new RingDutyCycle(doorbell, () -> subscription.poll(inOrder, 64), 0);
+            Await.until("the subscription's port", () -> null != subscription.localEndpoint(), () -> "unbound");
+            final PacketPublication publication = rings.addPublication(subscription.localEndpoint(), UDP_STREAM);
+            Await.until("the publication connected", publication::isConnected, () -> publication);
 
-            Await.until("the subscription's port", () -> null != subscription.resolvedEndpoint(), () -> "none");
-            try (Publication publication = aeron.addPublication(
-                "aeron:udp?endpoint=" + subscription.resolvedEndpoint(), UDP_STREAM))
+            final UnsafeBuffer frame = new UnsafeBuffer(new byte[UDP_FRAME_LENGTH]);
+            final long start = System.nanoTime();
+            for (long sequence = 0; sequence < UDP_FRAMES; sequence++)
             {
-                Await.until("the publication connected", publication::isConnected, () -> "not connected");
-                final UnsafeBuffer message = new UnsafeBuffer(new byte[UDP_MESSAGE_LENGTH]);
-                final long start = System.nanoTime();
-                for (long sequence = 0; sequence < UDP_MESSAGES; sequence++)
-                {
-                    message.putLong(0, sequence);
-                    final long sent = sequence;
-                    Await.until("message " + sent + " accepted",
-                        () -> publication.offer(message) > 0, () -> "back-pressured");
-                }
-                Await.exactly("messages received", UDP_MESSAGES, received::get);
-                final long elapsedNs = System.nanoTime() - start;
-                assertEquals(0, outOfOrder.get(), "messages out of order");
-                assertTrue(hookWakes.get() > 0, "the receive hook never woke the consumer");
-                System.out.printf("aeron udp: %,d x %d B in %d ms, %,d datagrams, %,d wake-ups from the hook%n",
-                    UDP_MESSAGES, UDP_MESSAGE_LENGTH, TimeUnit.NANOSECONDS.toMillis(elapsedNs), datagrams.get(),
-                    hookWakes.get());
+                frame.putLong(0, sequence);
+                Await.until("frame " + sequence + " accepted",
+                    () -> publication.send(0, 0, 0, 0, 0, 0, 0, frame, 0, UDP_FRAME_LENGTH) > 0,
+                    () -> "not accepted");
             }
+            Await.exactly("frames received", UDP_FRAMES, received::get);
+            final long elapsedNs = System.nanoTime() - start;
+            assertEquals(0, outOfOrder.get(), "frames out of order");
+            assertTrue(rings.hookWakeUps() > 0, "the receive hook never woke the consumer");
+            System.out.printf("udp ring: %,d x %d B frames in %d ms, %,d wake-ups from the receive hook%n",
+                UDP_FRAMES, UDP_FRAME_LENGTH, TimeUnit.NANOSECONDS.toMillis(elapsedNs), rings.hookWakeUps());
         }
         finally
         {
