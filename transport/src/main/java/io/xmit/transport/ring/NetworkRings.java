@@ -90,7 +90,8 @@ public final class NetworkRings implements AutoCloseable
      *                     read it from {@link PacketSubscription#localEndpoint()}.
      * @throws IllegalArgumentException if an open subscription of these rings already consumes {@code streamId}.
      */
-    public PacketSubscription addSubscription(final String bindEndpoint, final int streamId, final RingDoorbell doorbell)
+    public PacketSubscription addSubscription(
+        final String bindEndpoint, final int streamId, final RingDoorbell doorbell)
     {
         checkEndpoint(bindEndpoint);
         if (null == doorbell)

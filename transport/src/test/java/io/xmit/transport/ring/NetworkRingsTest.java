@@ -98,8 +98,9 @@ class NetworkRingsTest
         final PacketPublication publication = sender.addPublication(subscription.localEndpoint(), STREAM);
         final UnsafeBuffer frame = new UnsafeBuffer(new byte[JUMBO + 1]);
 
-        assertEquals(PacketPublication.NOT_CONNECTED, send(publication, frame, 64), "before the consumer answered");
-        Await.until("connected", publication::isConnected, () -> PacketPublication.resultName(send(publication, frame, 64)));
+        final PacketPublication unanswered = sender.addPublication(subscription.localEndpoint(), STREAM + 1);
+        assertEquals(PacketPublication.NOT_CONNECTED, send(unanswered, frame, 64), "a stream no one consumes");
+        Await.until("connected", publication::isConnected, () -> publication);
         assertEquals(PacketPublication.FRAME_TOO_LONG, send(publication, frame, JUMBO + 1));
 
         final long inFlight = (128 * 1024 / 2 + 32 * 1024) / 128;
