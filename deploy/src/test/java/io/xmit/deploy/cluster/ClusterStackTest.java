@@ -117,7 +117,7 @@ class ClusterStackTest
 
     /**
      * The timeout only guards against a hang: on two cores shared with other builds (load average 16–24) the first
-     * ActorSystem of the JVM took 21–27 s of wall time to load Akka, and the whole test about 40 s.
+     * ActorSystem of the JVM took 21–28 s of wall time to load Akka, and the whole test 40–50 s.
      */
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
