@@ -147,6 +147,15 @@ public final class PacketSubscription implements AutoCloseable
         return null == image ? NO_POSITION : image.joinPosition();
     }
 
+    /**
+     * The local {@code address:port} a UDP ring ({@link NetworkRings}) receives on, with the port the system chose
+     * if it was bound to port 0; null for an IPC ring, and until the driver has bound the socket.
+     */
+    public String localEndpoint()
+    {
+        return subscription.resolvedEndpoint();
+    }
+
     /** True once a publication's image is available, that is once frames can arrive. */
     public boolean isConnected()
     {

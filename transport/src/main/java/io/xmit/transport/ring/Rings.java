@@ -17,6 +17,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -87,6 +88,15 @@ public final class Rings implements AutoCloseable
      */
     public static Rings launch(final String name, final RingsConfig config)
     {
+        return launch(name, config, context -> { });
+    }
+
+    /**
+     * {@link #launch(String, RingsConfig)} with driver settings beyond {@link RingsConfig}'s, applied last (for
+     * {@link NetworkRings}: its receive hook).
+     */
+    static Rings launch(final String name, final RingsConfig config, final Consumer<MediaDriver.Context> driverSettings)
+    {
         if (null == name || !name.matches("[A-Za-z0-9._-]{1,64}"))
         {
             throw new IllegalArgumentException("rings name must be 1 to 64 letters, digits, '.', '_' or '-', was " +
@@ -110,7 +120,9 @@ public final class Rings implements AutoCloseable
         final MediaDriver driver;
         try
         {
-            driver = MediaDriver.launch(driverContext(config, directory));
+            final MediaDriver.Context context = driverContext(config, directory);
+            driverSettings.accept(context);
+            driver = MediaDriver.launch(context);
         }
         catch (final RuntimeException ex)
         {

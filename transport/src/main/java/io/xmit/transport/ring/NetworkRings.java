@@ -1,0 +1,169 @@
+package io.xmit.transport.ring;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Rings between nodes: {@link Rings} whose media driver also carries Aeron UDP streams, with the same frames as the
+ * IPC rings ({@link io.xmit.pipeline.frame.RingFrameHeader} then the Ethernet frame, one per message, never
+ * fragmented) and the same handles: a {@link PacketPublication} whose results are the IPC ring's values
+ * ({@code NOT_CONNECTED}, {@code BACK_PRESSURED}, ... — a remote consumer that stops polling back-pressures its
+ * producers through Aeron's flow control) and a {@link PacketSubscription}.
+ * <p>
+ * Wake-ups: a remote producer cannot ring a doorbell in this process, so this driver's receive hook
+ * ({@link DoorbellReceiveChannelEndpoint}) rings the consumer's {@link RingDoorbell} after each datagram of its
+ * stream, and the image's arrival rings it once. A publication here rings no local doorbell: its consumer is in
+ * another driver, woken by that driver's hook.
+ * <p>
+ * One subscription per stream id in these rings. The settings are {@link DataPlaneConfig}'s, checked against the
+ * frames and this host at launch. The IPC rings of the same driver are {@link #rings()}.
+ */
+public final class NetworkRings implements AutoCloseable
+{
+    /**
+     * What a UDP publication rings after each commit: the consumer is remote, so nothing here may wake. A doorbell
+     * moved to {@code SCHEDULED} once and never back, so ringing it costs the fence and one read, and calls nothing.
+     */
+    private static final RingDoorbell REMOTE_CONSUMER = new RingDoorbell(() -> { });
+
+    static
+    {
+        REMOTE_CONSUMER.ring();
+    }
+
+    private final Rings rings;
+    private final DataPlaneConfig dataPlane;
+    private final NetworkDoorbells doorbells;
+    private final Map<Integer, PacketSubscription> subscriptions = new HashMap<>();
+
+    private NetworkRings(final Rings rings, final DataPlaneConfig dataPlane, final NetworkDoorbells doorbells)
+    {
+        this.rings = rings;
+        this.dataPlane = dataPlane;
+        this.doorbells = doorbells;
+    }
+
+    /**
+     * Starts rings as {@link Rings#launch(String, RingsConfig)} does, whose driver also sends and receives UDP rings.
+     *
+     * @throws IllegalArgumentException if {@code dataPlane}'s MTU cannot carry {@code config}'s longest frame in one
+     *                                  datagram, or its socket buffers are above this host's limits; each message
+     *                                  names the setting and the value.
+     */
+    public static NetworkRings launch(final String name, final RingsConfig config, final DataPlaneConfig dataPlane)
+    {
+        if (null == config || null == dataPlane)
+        {
+            throw new IllegalArgumentException("config and dataPlane must not be null");
+        }
+        dataPlane.checkFrames(config);
+        dataPlane.checkHost();
+        final NetworkDoorbells doorbells = new NetworkDoorbells();
+        final Rings rings = Rings.launch(name, config, context -> context.receiveChannelEndpointSupplier(
+            (udpChannel, dispatcher, statusIndicator, driverContext) ->
+                new DoorbellReceiveChannelEndpoint(udpChannel, dispatcher, statusIndicator, driverContext, doorbells)));
+        return new NetworkRings(rings, dataPlane, doorbells);
+    }
+
+    /**
+     * Adds a producers' handle on the UDP ring {@code streamId} whose consumer listens at {@code endpoint}: shared by
+     * all producers, thread-safe, {@code NOT_CONNECTED} until the consumer's subscription answers.
+     *
+     * @param endpoint the consumer's {@code host:port} ({@link PacketSubscription#localEndpoint()} over there).
+     */
+    public PacketPublication addPublication(final String endpoint, final int streamId)
+    {
+        checkEndpoint(endpoint);
+        final String channel = "aeron:udp?endpoint=" + endpoint +
+            "|mtu=" + dataPlane.mtuLength() +
+            "|term-length=" + dataPlane.termLength() +
+            (0 == dataPlane.socketSndbufLength() ? "" : "|so-sndbuf=" + dataPlane.socketSndbufLength());
+        return new PacketPublication(rings.aeron().addPublication(channel, streamId), REMOTE_CONSUMER, streamId,
+            rings.config().maxFrameLength());
+    }
+
+    /**
+     * Adds the consumer's handle on the UDP ring {@code streamId}, receiving at {@code bindEndpoint}; {@code doorbell}
+     * is rung by this driver when frames of the stream arrive and when a producer's image appears.
+     *
+     * @param bindEndpoint the local {@code address:port} to receive on; port 0 lets the system choose one, then
+     *                     read it from {@link PacketSubscription#localEndpoint()}.
+     * @throws IllegalArgumentException if an open subscription of these rings already consumes {@code streamId}.
+     */
+    public PacketSubscription addSubscription(
+        final String bindEndpoint, final int streamId, final RingDoorbell doorbell)
+    {
+        checkEndpoint(bindEndpoint);
+        if (null == doorbell)
+        {
+            throw new IllegalArgumentException("doorbell must not be null");
+        }
+        final String channel = "aeron:udp?endpoint=" + bindEndpoint +
+            "|so-rcvbuf=" + dataPlane.socketRcvbufLength() +
+            "|rcv-wnd=" + dataPlane.receiverWindowLength();
+        synchronized (subscriptions)
+        {
+            final PacketSubscription existing = subscriptions.get(streamId);
+            if (null != existing && !existing.isClosed())
+            {
+                throw new IllegalArgumentException(
+                    "stream " + streamId + " already has a consumer in rings '" + rings.name() + "' (" + existing +
+                    "); a UDP ring has one");
+            }
+            doorbells.put(streamId, doorbell);
+            final PacketSubscription subscription;
+            try
+            {
+                subscription = new PacketSubscription(
+                    rings.aeron().addSubscription(channel, streamId, image -> doorbell.ring(), image -> { }),
+                    streamId, dataPlane.mtuLength());
+            }
+            catch (final RuntimeException ex)
+            {
+                doorbells.remove(streamId);
+                throw ex;
+            }
+            subscriptions.put(streamId, subscription);
+            return subscription;
+        }
+    }
+
+    /** The IPC rings of the same driver. */
+    public Rings rings()
+    {
+        return rings;
+    }
+
+    public DataPlaneConfig dataPlane()
+    {
+        return dataPlane;
+    }
+
+    /** How many times the receive hook woke an idle consumer, over all UDP rings of this driver. */
+    public long hookWakeUps()
+    {
+        return doorbells.wakeUps();
+    }
+
+    /** Closes every ring, UDP and IPC, the driver and its directory, as {@link Rings#close()}. Idempotent. */
+    @Override
+    public void close()
+    {
+        rings.close();
+    }
+
+    @Override
+    public String toString()
+    {
+        return "NetworkRings{" + rings + ", " + dataPlane + "}";
+    }
+
+    private static void checkEndpoint(final String endpoint)
+    {
+        if (null == endpoint || endpoint.isBlank() || endpoint.indexOf('|') >= 0)
+        {
+            throw new IllegalArgumentException(
+                "endpoint must be host:port with no '|', was " + (null == endpoint ? "null" : "'" + endpoint + "'"));
+        }
+    }
+}
