@@ -59,7 +59,8 @@ final class RunScenario
     private static final int PAYLOAD = 32;
     private static final long DRAIN_NS = TimeUnit.SECONDS.toNanos(2);
     private static final long HOOK_WAIT_S = 30;
-    private static final int BAR_WIDTH = 20;
+    /** The progress bar's width: with the replies/s and the RTT, a live line of about 70 columns. */
+    private static final int BAR_WIDTH = 10;
 
     private final Settings settings;
     private final boolean verbose;
@@ -189,7 +190,7 @@ final class RunScenario
                     return Main.EXIT_FAILED;
                 }
                 live.status(view.line(System.nanoTime() - started, settings.duration().toNanos(),
-                    intervals >= warmupSeconds));
+                    afterWarmup(intervals, warmupSeconds)));
                 intervals++;
                 if (System.nanoTime() >= end)
                 {
@@ -202,7 +203,7 @@ final class RunScenario
             generator.join(TimeUnit.SECONDS.toMillis(5));
             awaitReplies();
             // The replies since the last live line, the drain's among them, belong to the interval they end.
-            load.interval(intervals >= warmupSeconds);
+            load.interval(afterWarmup(intervals, warmupSeconds));
             final RunSummary summary = RunSummary.of(pipeline, load, (System.nanoTime() - started) / 1e9, stoppedBy,
                 warmupSeconds);
             final long traceEvents = pipeline.tracer().events();
@@ -236,6 +237,12 @@ final class RunScenario
         {
             stopPipeline(pipeline);
         }
+    }
+
+    /** Whether the live interval after {@code intervals} whole seconds is the steady state's. */
+    private static boolean afterWarmup(final long intervals, final long warmupSeconds)
+    {
+        return warmupSeconds > 0 && intervals >= warmupSeconds;
     }
 
     /**
@@ -421,7 +428,7 @@ final class RunScenario
             else
             {
                 final long replies = load.replies();
-                segments.add(String.format(Locale.ROOT, "[%s] %3ds %,9.0f req/s  RTT p50 %s p99 %s p99.9 %s", bar,
+                segments.add(String.format(Locale.ROOT, "[%s] %3ds %,8.0f req/s  RTT p50 %s p99 %s p99.9 %s", bar,
                     Math.round(elapsed / 1e9), (replies - lastCount) / seconds,
                     Units.nanos(interval.getValueAtPercentile(50)), Units.nanos(interval.getValueAtPercentile(99)),
                     Units.nanos(interval.getValueAtPercentile(99.9))));

@@ -29,6 +29,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -205,6 +206,15 @@ class StatCommandTest
         assertEquals(2, result.out().lines().filter(line -> line.startsWith("pipeline stat-test")).count(),
             result.out());
         assertTrue(result.out().contains("per second"), result.out());
+        final List<String> lines = result.out().lines().toList();
+        for (int i = 0; i < lines.size(); i++)
+        {
+            if (lines.get(i).startsWith("pipeline stat-test"))
+            {
+                assertTrue(lines.get(i - 1).matches("at 20\\d\\d-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z, every 0\\.2 s"),
+                    "each table under the time it was read: " + result.out());
+            }
+        }
         assertEquals(2 * 2, result.out().lines().filter(line -> line.matches("port [AB] {2}txq .*")).count(),
             result.out());
         assertEquals(2 * 2, result.out().lines().filter(line -> line.matches("port [AB] {2}rxq .*")).count(),
@@ -216,6 +226,25 @@ class StatCommandTest
             books.contains("; rx port B: arrived "), books);
         assertEquals(2 * 4, once.out().lines().filter(line -> line.matches(" {8}[0-3] +[0-9,]+ .*")).count() / 2,
             once.out());
+    }
+
+    @Test
+    void onATerminalEachIntervalsTablesReplaceTheLastWithinItsWidth()
+    {
+        final RunCommandTest.Result result = xmit(new Terminal(true, 80), "stat", "stat-test", "--count", "2",
+            "--interval", "0.2", "--dir", dir.toString());
+        assertEquals(Main.EXIT_OK, result.code(), result.err());
+        final String[] blocks = result.out().split("\r\033\\[", -1);
+        assertEquals(2, blocks.length, "one redraw: " + result.out());
+        final long firstLines = blocks[0].lines().count();
+        assertTrue(blocks[1].startsWith(firstLines + "A\033[Jat "), "up over the first block, erased: " + result.out());
+        final List<String> second = blocks[1].substring((firstLines + "A\033[J").length()).lines().toList();
+        assertEquals(firstLines, second.size(), result.out());
+        assertTrue(blocks[0].lines().allMatch(line -> line.length() <= 80) &&
+            second.stream().allMatch(line -> line.length() <= 80), result.out());
+        assertTrue(second.getFirst().matches("at 20.*Z, every 0\\.2 s"), second.getFirst());
+        assertTrue(second.stream().anyMatch(line -> line.matches("port A {2}txq .*…")), "cut to the width: " +
+            result.out());
     }
 
     @Test
