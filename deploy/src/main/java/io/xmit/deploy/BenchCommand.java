@@ -231,14 +231,30 @@ final class BenchCommand implements Callable<Integer>
         return format(stat.median()) + " (" + format(stat.min()) + "–" + format(stat.max()) + ")";
     }
 
-    /** As {@link #cell(Stat)}; a time in µs ({@code rtt_p99_us}) in the unit its size calls for. */
+    /**
+     * As {@link #cell(Stat)}; a time in µs ({@code rtt_p99_us}) in the unit its size calls for, named once when the
+     * three share it: {@code 2.4 (2.1–3.0) ms}, {@code 850 µs (812 µs–2.4 ms)}.
+     */
     static String cell(final String figure, final Stat stat)
     {
         if (!figure.endsWith("_us"))
         {
             return cell(stat);
         }
-        return Units.micros(stat.median()) + " (" + Units.micros(stat.min()) + "–" + Units.micros(stat.max()) + ")";
+        final String median = Units.micros(stat.median());
+        final String min = Units.micros(stat.min());
+        final String max = Units.micros(stat.max());
+        final String unit = median.substring(median.lastIndexOf(' '));
+        if (min.endsWith(unit) && max.endsWith(unit))
+        {
+            return strip(median, unit) + " (" + strip(min, unit) + "–" + strip(max, unit) + ")" + unit;
+        }
+        return median + " (" + min + "–" + max + ")";
+    }
+
+    private static String strip(final String value, final String unit)
+    {
+        return value.substring(0, value.length() - unit.length());
     }
 
     static String format(final double value)

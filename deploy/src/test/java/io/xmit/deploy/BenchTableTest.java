@@ -36,6 +36,7 @@ class BenchTableTest
             figures.put(figure, figure.endsWith("_us") ? new Stat(850, 812, 2_400) : new Stat(20_000, 19_500,
                 20_100));
         }
+        figures.put("rtt_max_us", new Stat(105_000, 104_000, 108_000));
         return new ScenarioResult.Variant(name, figures, List.of());
     }
 
@@ -57,6 +58,8 @@ class BenchTableTest
         assertEquals("rtt_p99_us       850 µs (812 µs–2.4 ms)  850 µs (812 µs–2.4 ms)  850 µs (812 µs–2.4 ms)",
             lines.get(header + 4));
         assertEquals(FIGURES.size() + 1, lines.size() - header);
+        assertEquals("rtt_max_us             105 (104–108) ms        105 (104–108) ms        105 (104–108) ms",
+            lines.get(header + 6), "one unit for the three that share it");
         assertTrue(lines.stream().skip(header).allMatch(line -> line.length() <= 100), String.join("\n", lines));
     }
 
