@@ -28,11 +28,6 @@ public final class LiveOutput
         this.terminal = terminal;
     }
 
-    public Terminal terminal()
-    {
-        return terminal;
-    }
-
     /** The status line: redrawn in place on a terminal, printed as a line of its own when piped. */
     public void status(final String line)
     {
