@@ -41,6 +41,7 @@ final class BenchCommand implements Callable<Integer>
     private HelpOption help;
 
     private final PrintStream out;
+    private final Terminal terminal;
     private final PrintStream err;
     private String scenario;
     private boolean quick;
@@ -48,9 +49,10 @@ final class BenchCommand implements Callable<Integer>
     private Path json;
     private Path report;
 
-    BenchCommand(final PrintStream out, final PrintStream err)
+    BenchCommand(final PrintStream out, final Terminal terminal, final PrintStream err)
     {
         this.out = out;
+        this.terminal = terminal;
         this.err = err;
     }
 
@@ -134,21 +136,23 @@ final class BenchCommand implements Callable<Integer>
             (runTx ? tx.estimatedSeconds() : 0) + (runRr ? rr.estimatedSeconds() : 0), cpus(), jdk());
 
         final List<ScenarioResult> results = new ArrayList<>();
+        final LiveOutput live = new LiveOutput(out, terminal);
         try
         {
             if (runTx)
             {
-                results.add(TxBench.run(tracing ? TxBench.TRACE_SCENARIO : TxBench.SCENARIO, tx, out));
-                print(results.getLast(), out);
+                results.add(TxBench.run(tracing ? TxBench.TRACE_SCENARIO : TxBench.SCENARIO, tx, live));
+                print(results.getLast(), out, terminal);
             }
             if (runRr)
             {
-                results.add(RrBench.run(rr, out));
-                print(results.getLast(), out);
+                results.add(RrBench.run(rr, live));
+                print(results.getLast(), out, terminal);
             }
         }
         catch (final IllegalStateException ex)
         {
+            live.finish();
             err.println("xmit bench: " + ex.getMessage());
             return Main.EXIT_FAILED;
         }
@@ -183,26 +187,33 @@ final class BenchCommand implements Callable<Integer>
         return Runtime.version().toString();
     }
 
-    /** The summary table: each figure's median with min–max, then the ratios and the targets. */
-    private static void print(final ScenarioResult result, final PrintStream out)
+    /**
+     * The summary table: each figure's median with min–max, a variant a row, or a figure a row where that is too wide
+     * for the terminal; then the ratios and the targets.
+     */
+    static void print(final ScenarioResult result, final PrintStream out, final Terminal terminal)
     {
         out.printf(Locale.ROOT, "%n%s — %s%n", result.scenario(), result.setup());
         final List<String> figures = List.copyOf(result.variants().getFirst().figures().keySet());
-        final StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-13s", "variant"));
-        for (final String figure : figures)
-        {
-            header.append(String.format(Locale.ROOT, " %22s", figure));
-        }
-        out.println(header);
+        final List<List<String>> rows = new ArrayList<>();
+        final List<String> header = new ArrayList<>(List.of("variant"));
+        header.addAll(figures);
+        rows.add(header);
         for (final ScenarioResult.Variant variant : result.variants())
         {
-            final StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-13s", variant.name()));
+            final List<String> row = new ArrayList<>(List.of(variant.name()));
             for (final String figure : figures)
             {
-                line.append(String.format(Locale.ROOT, " %22s", cell(variant.figures().get(figure))));
+                row.add(cell(figure, variant.figures().get(figure)));
             }
-            out.println(line);
+            rows.add(row);
         }
+        List<String> table = Table.lines(rows);
+        if (table.getFirst().length() > terminal.columns())
+        {
+            table = Table.lines(Table.transpose(rows));
+        }
+        table.forEach(line -> out.println(terminal.fit(line)));
         for (final Map.Entry<String, Stat> ratio : result.ratios().entrySet())
         {
             out.printf(Locale.ROOT, "ratio %-26s %s%n", ratio.getKey(), cell(ratio.getValue()));
@@ -218,6 +229,32 @@ final class BenchCommand implements Callable<Integer>
     static String cell(final Stat stat)
     {
         return format(stat.median()) + " (" + format(stat.min()) + "–" + format(stat.max()) + ")";
+    }
+
+    /**
+     * As {@link #cell(Stat)}; a time in µs ({@code rtt_p99_us}) in the unit its size calls for, named once when the
+     * three share it: {@code 2.4 (2.1–3.0) ms}, {@code 850 µs (812 µs–2.4 ms)}.
+     */
+    static String cell(final String figure, final Stat stat)
+    {
+        if (!figure.endsWith("_us"))
+        {
+            return cell(stat);
+        }
+        final String median = Units.micros(stat.median());
+        final String min = Units.micros(stat.min());
+        final String max = Units.micros(stat.max());
+        final String unit = median.substring(median.lastIndexOf(' '));
+        if (min.endsWith(unit) && max.endsWith(unit))
+        {
+            return strip(median, unit) + " (" + strip(min, unit) + "–" + strip(max, unit) + ")" + unit;
+        }
+        return median + " (" + min + "–" + max + ")";
+    }
+
+    private static String strip(final String value, final String unit)
+    {
+        return value.substring(0, value.length() - unit.length());
     }
 
     static String format(final double value)

@@ -53,24 +53,36 @@ public final class Main implements Callable<Integer>
 
     public static void main(final String[] args)
     {
-        System.exit(run(args, System.out, System.err));
+        System.exit(run(args, System.out, System.err, Terminal.detect(System.getenv())));
     }
 
     /** Runs one command; returns the process exit code. Separate from {@link #main} so tests can call it. */
     public static int run(final String[] args, final PrintStream out, final PrintStream err)
     {
-        return commandLine(out, err).execute(args);
+        return run(args, out, err, Terminal.PIPED);
     }
 
-    /** Every command, writing to {@code out} and {@code err}, its errors made one line. */
+    /** Runs one command whose {@code out} is {@code terminal}; returns the process exit code. */
+    public static int run(final String[] args, final PrintStream out, final PrintStream err, final Terminal terminal)
+    {
+        return commandLine(out, err, terminal).execute(args);
+    }
+
+    /** Every command, writing to {@code out} (piped) and {@code err}, its errors made one line. */
     static CommandLine commandLine(final PrintStream out, final PrintStream err)
     {
+        return commandLine(out, err, Terminal.PIPED);
+    }
+
+    /** Every command, writing to {@code out} (on {@code terminal}) and {@code err}, its errors made one line. */
+    static CommandLine commandLine(final PrintStream out, final PrintStream err, final Terminal terminal)
+    {
         final CommandLine line = new CommandLine(new Main(err))
-            .addSubcommand(new BenchCommand(out, err))
+            .addSubcommand(new BenchCommand(out, terminal, err))
             .addSubcommand(new CompletionCommand(out))
             .addSubcommand(new ExplainCommand(out))
-            .addSubcommand(new RunCommand(out, err))
-            .addSubcommand(new StatCommand(out, err))
+            .addSubcommand(new RunCommand(out, terminal, err))
+            .addSubcommand(new StatCommand(out, terminal, err))
             .addSubcommand(new CommandLine(new TraceCommand(err)).addSubcommand(new TraceCommand.Show(out, err)))
             .addSubcommand(new TestCommand())
             .addSubcommand(new CommandLine.HelpCommand());

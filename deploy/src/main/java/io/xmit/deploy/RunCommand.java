@@ -32,6 +32,7 @@ final class RunCommand implements Callable<Integer>
     private HelpOption help;
 
     private final PrintStream out;
+    private final Terminal terminal;
     private final PrintStream err;
     private Path file;
     private Path json;
@@ -39,8 +40,9 @@ final class RunCommand implements Callable<Integer>
     /** --set and the shortcut options as overrides, in the order given: the last wins. */
     private final List<String> overrides = new ArrayList<>();
 
-    RunCommand(final PrintStream out, final PrintStream err)
+    RunCommand(final PrintStream out, final Terminal terminal, final PrintStream err)
     {
+        this.terminal = terminal;
         this.out = out;
         this.err = err;
     }
@@ -142,7 +144,7 @@ final class RunCommand implements Callable<Integer>
         {
             err.println("xmit run: warning: " + warning);
         }
-        return new RunScenario(settings, verbose, json, out, err).run();
+        return new RunScenario(settings, verbose, json, out, terminal, err).run();
     }
 
     /** The values --xps takes, for the shell completion. */

@@ -59,24 +59,27 @@ final class RunScenario
     private static final int PAYLOAD = 32;
     private static final long DRAIN_NS = TimeUnit.SECONDS.toNanos(2);
     private static final long HOOK_WAIT_S = 30;
-    private static final int BAR_WIDTH = 20;
+    /** The progress bar's width: with the replies/s and the RTT, a live line of about 70 columns. */
+    private static final int BAR_WIDTH = 10;
 
     private final Settings settings;
     private final boolean verbose;
     private final Path jsonFile;
     private final PrintStream out;
+    private final LiveOutput live;
     private final PrintStream err;
     private final Load load;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CountDownLatch finished = new CountDownLatch(1);
 
     RunScenario(final Settings settings, final boolean verbose, final Path jsonFile, final PrintStream out,
-        final PrintStream err)
+        final Terminal terminal, final PrintStream err)
     {
         this.settings = settings;
         this.verbose = verbose;
         this.jsonFile = jsonFile;
         this.out = out;
+        this.live = new LiveOutput(out, terminal);
         this.err = err;
         this.load = new Load(settings.rate(), settings.flows());
     }
@@ -167,6 +170,9 @@ final class RunScenario
             });
             final long end = started + settings.duration().toNanos();
             final LiveView view = new LiveView(pipeline);
+            final long warmupSeconds = RunSummary.warmupSeconds(settings.duration());
+            // Live intervals are whole seconds: interval k covers second k - 1 to k of the load.
+            long intervals = 0;
             long nextTick = started + TimeUnit.SECONDS.toNanos(1);
             while (true)
             {
@@ -178,21 +184,28 @@ final class RunScenario
                 }
                 if (pipeline.whenTerminated().toCompletableFuture().isDone())
                 {
+                    live.finish();
                     err.println("xmit run: the pipeline stopped: " +
                         pipeline.whenTerminated().toCompletableFuture().join());
                     return Main.EXIT_FAILED;
                 }
-                out.println(view.line(System.nanoTime() - started, settings.duration().toNanos()));
+                live.status(view.line(System.nanoTime() - started, settings.duration().toNanos(),
+                    afterWarmup(intervals, warmupSeconds)));
+                intervals++;
                 if (System.nanoTime() >= end)
                 {
                     break;
                 }
                 nextTick += TimeUnit.SECONDS.toNanos(1);
             }
+            live.finish();
             load.running.set(false);
             generator.join(TimeUnit.SECONDS.toMillis(5));
             awaitReplies();
-            final RunSummary summary = RunSummary.of(pipeline, load, (System.nanoTime() - started) / 1e9, stoppedBy);
+            // The replies since the last live line, the drain's among them, belong to the interval they end.
+            load.interval(afterWarmup(intervals, warmupSeconds));
+            final RunSummary summary = RunSummary.of(pipeline, load, (System.nanoTime() - started) / 1e9, stoppedBy,
+                warmupSeconds);
             final long traceEvents = pipeline.tracer().events();
             final long traceDropped = pipeline.tracer().dropped();
             final StopReport report = stopPipeline(pipeline);
@@ -224,6 +237,12 @@ final class RunScenario
         {
             stopPipeline(pipeline);
         }
+    }
+
+    /** Whether the live interval after {@code intervals} whole seconds is the steady state's. */
+    private static boolean afterWarmup(final long intervals, final long warmupSeconds)
+    {
+        return warmupSeconds > 0 && intervals >= warmupSeconds;
     }
 
     /**
@@ -283,13 +302,17 @@ final class RunScenario
         return clients;
     }
 
-    /** The offered load and what came back: sent, answered, back-pressured, and the RTT of each reply. */
+    /**
+     * The offered load and what came back: sent, answered, back-pressured, and the RTT of each reply, over the whole
+     * run and over its steady state (the intervals after the warm-up).
+     */
     static final class Load
     {
         private final int rate;
         private final int flows;
         private final Recorder rtt = new Recorder(3);
         private final Histogram total = new Histogram(3);
+        private final Histogram steady = new Histogram(3);
         private final AtomicLong replies = new AtomicLong();
         private final AtomicLong requests = new AtomicLong();
         private final AtomicLong backPressured = new AtomicLong();
@@ -326,18 +349,27 @@ final class RunScenario
             return backPressured.get();
         }
 
-        /** Everything recorded so far, including the interval not yet taken. */
-        Histogram total()
+        /** The whole run's RTTs, as of the last interval taken. */
+        synchronized Histogram total()
         {
-            interval();
             return total.copy();
         }
 
-        /** The RTTs since the last call; also added to the total. */
-        synchronized Histogram interval()
+        /** The steady state's RTTs: the intervals taken after the warm-up. */
+        synchronized Histogram steady()
+        {
+            return steady.copy();
+        }
+
+        /** The RTTs since the last call; added to the whole run's and, {@code afterWarmup}, to the steady state's. */
+        synchronized Histogram interval(final boolean afterWarmup)
         {
             final Histogram interval = rtt.getIntervalHistogram();
             total.add(interval);
+            if (afterWarmup)
+            {
+                steady.add(interval);
+            }
             return interval;
         }
 
@@ -355,8 +387,9 @@ final class RunScenario
     }
 
     /**
-     * The live line, once a second: progress to the end, replies/s, the interval's RTT percentiles, packets/s per TX
-     * queue of each port, the bypass share, the mean bulk, and drops by reason.
+     * The live line, once a second: progress to the end, replies/s, the interval's RTT percentiles, the drops by
+     * reason, the bypass share, the mean bulk and packets/s per TX queue of each port, in the order a narrow terminal
+     * gives them up from the end.
      */
     private final class LiveView
     {
@@ -376,42 +409,46 @@ final class RunScenario
             }
         }
 
-        String line(final long elapsed, final long duration)
+        List<String> line(final long elapsed, final long duration, final boolean afterWarmup)
         {
             final double seconds = Math.max(1e-3, (elapsed - lastNanos) / 1e9);
             lastNanos = elapsed;
-            final Histogram interval = load.interval();
-            final long replies = load.replies();
-            final StringBuilder queues = new StringBuilder();
+            final Histogram interval = load.interval(afterWarmup);
+            final int filled = (int)Math.min(BAR_WIDTH, elapsed * BAR_WIDTH / duration);
+            final String bar = "#".repeat(filled) + ".".repeat(BAR_WIDTH - filled);
+            final List<String> segments = new ArrayList<>();
+            if (pipeline.portCount() < Settings.RUN_PORTS)
+            {
+                // Serving the link's hosts: their requests are the datagrams delivered; their RTT is theirs to see.
+                final long delivered = RunSummary.sum(pipeline, CounterType.RX_DELIVERED);
+                segments.add(String.format(Locale.ROOT, "[%s] %3ds %,9.0f datagrams/s served (%,d in all)", bar,
+                    Math.round(elapsed / 1e9), (delivered - lastCount) / seconds, delivered));
+                lastCount = delivered;
+            }
+            else
+            {
+                final long replies = load.replies();
+                segments.add(String.format(Locale.ROOT, "[%s] %3ds %,8.0f req/s  RTT p50 %s p99 %s p99.9 %s", bar,
+                    Math.round(elapsed / 1e9), (replies - lastCount) / seconds,
+                    Units.nanos(interval.getValueAtPercentile(50)), Units.nanos(interval.getValueAtPercentile(99)),
+                    Units.nanos(interval.getValueAtPercentile(99.9))));
+                lastCount = replies;
+            }
+            segments.add("drops " + drops());
+            segments.add(String.format(Locale.ROOT, "bypass %3.0f%%", 100.0 * RunSummary.bypassShare(pipeline)));
+            segments.add(String.format(Locale.ROOT, "bulk %4.1f", RunSummary.meanBulk(pipeline)));
             for (int p = 0; p < previous.length; p++)
             {
-                queues.append("  ").append(RunSummary.portName(p)).append(" txq/s");
+                final StringBuilder queues = new StringBuilder(RunSummary.portName(p)).append(" txq/s");
                 for (int q = 0; q < previous[p].length; q++)
                 {
                     final long packets = pipeline.counter(CounterType.QDISC_PACKETS, CounterScope.txq(p, q));
                     queues.append(String.format(Locale.ROOT, " %5.1fk", (packets - previous[p][q]) / seconds / 1000));
                     previous[p][q] = packets;
                 }
+                segments.add(queues.toString());
             }
-            final int filled = (int)Math.min(BAR_WIDTH, elapsed * BAR_WIDTH / duration);
-            final String bar = "#".repeat(filled) + ".".repeat(BAR_WIDTH - filled);
-            final String tail = String.format(Locale.ROOT, "%s  bypass %3.0f%%  bulk %4.1f  drops %s", queues,
-                100.0 * RunSummary.bypassShare(pipeline), RunSummary.meanBulk(pipeline), drops());
-            if (pipeline.portCount() < Settings.RUN_PORTS)
-            {
-                // Serving the link's hosts: their requests are the datagrams delivered; their RTT is theirs to see.
-                final long delivered = RunSummary.sum(pipeline, CounterType.RX_DELIVERED);
-                final String line = String.format(Locale.ROOT, "[%s] %3ds %,9.0f datagrams/s served (%,d in all)%s",
-                    bar, Math.round(elapsed / 1e9), (delivered - lastCount) / seconds, delivered, tail);
-                lastCount = delivered;
-                return line;
-            }
-            final String line = String.format(Locale.ROOT, "[%s] %3ds %,9.0f req/s  RTT p50 %6.1f p99 %7.1f " +
-                "p99.9 %7.1f µs%s", bar, Math.round(elapsed / 1e9), (replies - lastCount) / seconds,
-                interval.getValueAtPercentile(50) / 1000.0, interval.getValueAtPercentile(99) / 1000.0,
-                interval.getValueAtPercentile(99.9) / 1000.0, tail);
-            lastCount = replies;
-            return line;
+            return segments;
         }
 
         /** {@code 0}, or each reason that counted, e.g. {@code rx_drop_socket_ring_full=12}. */

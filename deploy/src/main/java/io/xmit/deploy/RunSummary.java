@@ -8,6 +8,7 @@ import io.xmit.transport.nic.QueueStats;
 import org.HdrHistogram.Histogram;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -17,7 +18,14 @@ import java.util.Map;
  * What {@code xmit run} reports at the end, read from the pipeline's counters before it stops: the load's figures,
  * the RTT, packets per queue of each port, the bypass share, the mean bulk and the drops by reason. Printed as a
  * table and, with {@code --json FILE}, written as JSON.
+ * <p>
+ * The RTT is given twice: over the steady state, the live intervals after a warm-up of {@link #warmupSeconds}
+ * (the JIT compiling the pipeline's paths, rings and pools filling), and over the whole run. A warm-up's stalls of
+ * tens of milliseconds would otherwise be the whole run's p99 where every steady second shows a few.
  *
+ * @param rtt         every reply's RTT, the warm-up's included.
+ * @param steady      the RTTs of the replies after the warm-up.
+ * @param warmup      seconds of the run left out of {@code steady}; 0 when the run is too short to have one.
  * @param txPackets   per port, per TX queue: packets its qdisc handed to the driver.
  * @param rxDelivered per port, per RX queue: datagrams delivered to a socket.
  * @param drops       per reason (a counter label), summed over ports and queues.
@@ -35,6 +43,8 @@ record RunSummary(
     long replies,
     long backPressured,
     Histogram rtt,
+    Histogram steady,
+    long warmup,
     long[][] txPackets,
     long[][] rxDelivered,
     double bypassShare,
@@ -49,8 +59,22 @@ record RunSummary(
         CounterType.QDISC_DROP_OVERSIZE, CounterType.QDISC_DROP_DRIVER_ERROR, CounterType.QDISC_DROP_SHUTDOWN,
         CounterType.TXQ_DROP_SHUTDOWN);
 
+    /** The longest warm-up left out of the steady state. */
+    static final long MAX_WARMUP_SECONDS = 2;
+    /** The share of a shorter run left out, in whole seconds of the live line. */
+    static final int WARMUP_SHARE_PERCENT = 20;
+
+    /**
+     * The warm-up of a run of {@code duration}: its first 2 s, or its first 20 % in whole seconds when it is shorter
+     * than 10 s; none for a run shorter than 5 s.
+     */
+    static long warmupSeconds(final Duration duration)
+    {
+        return Math.min(MAX_WARMUP_SECONDS, duration.toSeconds() * WARMUP_SHARE_PERCENT / 100);
+    }
+
     static RunSummary of(final Pipeline pipeline, final RunScenario.Load load, final double seconds,
-        final String stoppedBy)
+        final String stoppedBy, final long warmup)
     {
         final int ports = pipeline.portCount();
         final long[][] tx = new long[ports][];
@@ -71,7 +95,7 @@ record RunSummary(
         final Map<String, Long> drops = dropsByReason(pipeline);
         return new RunSummary(pipeline.config().name(), pipeline.config().device(), pipeline.config().cpus(),
             pipeline.config().xpsPreset().label(), seconds, load.rate(), load.flows(), stoppedBy, load.requests(),
-            load.replies(), load.backPressured(), load.total(), tx, rx, bypassShare(pipeline), meanBulk(pipeline),
+            load.replies(), load.backPressured(), load.total(), load.steady(), warmup, tx, rx, bypassShare(pipeline), meanBulk(pipeline),
             drops);
     }
 
@@ -88,8 +112,10 @@ record RunSummary(
         out.printf(Locale.ROOT, "%-32s %,d%n", "requests sent", requests);
         out.printf(Locale.ROOT, "%-32s %,d%n", "replies received", replies);
         out.printf(Locale.ROOT, "%-32s %,d%n", "sends back-pressured (retried)", backPressured);
-        out.printf(Locale.ROOT, "%-32s %.1f / %.1f / %.1f / %.1f µs%n", "RTT p50 / p99 / p99.9 / max",
-            micros(50), micros(99), micros(99.9), rtt.getMaxValue() / 1000.0);
+        out.printf(Locale.ROOT, "%s%n", "RTT p50 / p99 / p99.9 / max");
+        out.printf(Locale.ROOT, "%-32s %s%n", "  " + steadyLabel(), 0 == steady.getTotalCount() ? steadyMissing() :
+            percentiles(steady));
+        out.printf(Locale.ROOT, "%-32s %s%n", "  whole run", percentiles(rtt));
         final StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-8s", "queue"));
         for (int p = 0; p < txPackets.length; p++)
         {
@@ -126,9 +152,10 @@ record RunSummary(
             .field("seconds", seconds).field("stopped_by", stoppedBy).field("offered_rate", offeredRate)
             .field("flows", flows).field("requests_sent", requests).field("replies_received", replies)
             .field("sends_back_pressured", backPressured)
-            .object("rtt_us").field("p50", micros(50)).field("p99", micros(99)).field("p99_9", micros(99.9))
-            .field("max", rtt.getMaxValue() / 1000.0).endObject()
-            .array("ports");
+            .field("warmup_seconds", warmup);
+        rtt(json.object("rtt_us"), rtt).endObject();
+        rtt(json.object("rtt_steady_us"), steady).endObject();
+        json.array("ports");
         for (int p = 0; p < txPackets.length; p++)
         {
             json.object().field("port", portName(p)).array("tx_packets");
@@ -207,9 +234,39 @@ record RunSummary(
         return sum;
     }
 
-    private double micros(final double percentile)
+    /** {@code steady (after 2 s)}: which warm-up the steady figures leave out. */
+    private String steadyLabel()
     {
-        return rtt.getValueAtPercentile(percentile) / 1000.0;
+        return 0 == warmup ? "steady" : "steady (after " + warmup + " s)";
+    }
+
+    /** Why there are no steady figures: a run too short for a warm-up, or one stopped before its end. */
+    private String steadyMissing()
+    {
+        return 0 == warmup ? "n/a: a run shorter than 5 s has no warm-up to leave out" :
+            "n/a: no replies after the warm-up";
+    }
+
+    /** {@code 2.1 ms / 5.8 ms / 6.2 ms / 7.0 ms}, or {@code n/a} without a reply. */
+    private static String percentiles(final Histogram histogram)
+    {
+        if (0 == histogram.getTotalCount())
+        {
+            return "n/a";
+        }
+        return Units.nanos(histogram.getValueAtPercentile(50)) + " / " +
+            Units.nanos(histogram.getValueAtPercentile(99)) + " / " +
+            Units.nanos(histogram.getValueAtPercentile(99.9)) + " / " + Units.nanos(histogram.getMaxValue());
+    }
+
+    /** The RTT fields in µs, and the replies they are over. */
+    private static Json rtt(final Json json, final Histogram histogram)
+    {
+        return json.field("replies", histogram.getTotalCount())
+            .field("p50", histogram.getValueAtPercentile(50) / 1000.0)
+            .field("p99", histogram.getValueAtPercentile(99) / 1000.0)
+            .field("p99_9", histogram.getValueAtPercentile(99.9) / 1000.0)
+            .field("max", histogram.getMaxValue() / 1000.0);
     }
 
     private static int maxLength(final long[][] perPort)

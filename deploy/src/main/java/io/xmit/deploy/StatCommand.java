@@ -18,6 +18,7 @@ import picocli.CommandLine.Parameters;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
+import java.math.BigDecimal;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,6 +34,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -99,6 +101,7 @@ final class StatCommand implements Callable<Integer>
     private HelpOption help;
 
     private final PrintStream out;
+    private final Terminal terminal;
     private final PrintStream err;
 
     @Parameters(paramLabel = "NAME", arity = "0..1",
@@ -120,9 +123,10 @@ final class StatCommand implements Callable<Integer>
         "io.xmit:type=counters,pipeline=NAME,…, in this process (JConsole, or remote JMX with XMIT_JAVA_OPTS)")
     private boolean jmx;
 
-    StatCommand(final PrintStream out, final PrintStream err)
+    StatCommand(final PrintStream out, final Terminal terminal, final PrintStream err)
     {
         this.out = out;
+        this.terminal = terminal;
         this.err = err;
     }
 
@@ -183,7 +187,8 @@ final class StatCommand implements Callable<Integer>
         }
         try
         {
-            return null != prometheus || jmx ? export(view) : watch(view, once, json, count, interval, out);
+            return null != prometheus || jmx ? export(view) : watch(view, once, json, count, interval,
+                new LiveOutput(out, terminal));
         }
         catch (final IllegalStateException ex)
         {
@@ -202,8 +207,12 @@ final class StatCommand implements Callable<Integer>
         }
     }
 
+    /**
+     * The tables once an interval, each under the time it was read: on a terminal each replaces the last in place,
+     * piped each follows the last (a JSON object per line either way).
+     */
     private static int watch(final CountersView view, final boolean once, final boolean json, final int count,
-        final double interval, final PrintStream out) throws InterruptedException
+        final double interval, final LiveOutput out) throws InterruptedException
     {
         final String name = pipelineName(view.path());
         Snapshot last = Snapshot.read(view);
@@ -212,15 +221,27 @@ final class StatCommand implements Callable<Integer>
             out.println(json ? last.json(name, view.pid(), null) : last.table(name, view.pid(), null));
             return Main.EXIT_OK;
         }
+        final String every = BigDecimal.valueOf(interval).stripTrailingZeros().toPlainString();
         for (int shown = 0; shown < count; shown++)
         {
             TimeUnit.NANOSECONDS.sleep((long)(interval * 1e9));
-            if (stopped(view, name, out))
+            if (stopped(view, name, out::println))
             {
                 return Main.EXIT_OK;
             }
             final Snapshot now = Snapshot.read(view);
-            out.println(json ? now.json(name, view.pid(), last) : now.table(name, view.pid(), last));
+            if (json)
+            {
+                out.println(now.json(name, view.pid(), last));
+            }
+            else
+            {
+                final List<String> block = new ArrayList<>();
+                block.add("at " + TIME.format(now.time) + ", every " + every + " s");
+                block.addAll(now.table(name, view.pid(), last).lines().toList());
+                block.add("");
+                out.block(block);
+            }
             last = now;
         }
         return Main.EXIT_OK;
@@ -263,7 +284,7 @@ final class StatCommand implements Callable<Integer>
             for (int shown = 0; shown < count; shown++)
             {
                 TimeUnit.NANOSECONDS.sleep((long)(interval * 1e9));
-                if (stopped(view, pipeline, out))
+                if (stopped(view, pipeline, out::println))
                 {
                     break;
                 }
@@ -288,13 +309,13 @@ final class StatCommand implements Callable<Integer>
     }
 
     /** True, and said, once the pipeline's file is gone or its process has ended. */
-    private static boolean stopped(final CountersView view, final String name, final PrintStream out)
+    private static boolean stopped(final CountersView view, final String name, final Consumer<String> out)
     {
         if (Files.exists(view.path()) && view.ownerAlive())
         {
             return false;
         }
-        out.println("pipeline " + name + " (pid " + view.pid() + ") has stopped");
+        out.accept("pipeline " + name + " (pid " + view.pid() + ") has stopped");
         return true;
     }
 

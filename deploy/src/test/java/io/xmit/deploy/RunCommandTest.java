@@ -32,10 +32,16 @@ class RunCommandTest
 
     static Result xmit(final String... args)
     {
+        return xmit(Terminal.PIPED, args);
+    }
+
+    /** The command with its output on {@code terminal}. */
+    static Result xmit(final Terminal terminal, final String... args)
+    {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
         final int code = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
+            new PrintStream(err, true, StandardCharsets.UTF_8), terminal);
         return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
@@ -66,6 +72,11 @@ class RunCommandTest
         assertTrue(summary.matches("(?s)\\{.*\"ports\":\\[\\{\"port\":\"A\",\"tx_packets\":\\[\\d+,\\d+,\\d+,\\d+]," +
             "\"rx_delivered\":\\[\\d+,\\d+,\\d+,\\d+]}.*}"), summary);
         assertTrue(result.out().contains("replies received"), result.out());
+        assertTrue(result.out().lines().anyMatch(line -> line.startsWith("  whole run ")), result.out());
+        assertTrue(result.out().contains("  steady                         n/a: a run shorter than 5 s has no " +
+            "warm-up to leave out"), result.out());
+        assertTrue(summary.contains("\"warmup_seconds\":0,\"rtt_us\":{\"replies\":" + replies + ",") &&
+            summary.contains("\"rtt_steady_us\":{\"replies\":0,"), summary);
         // The stop line's books, both directions: at rest every frame that arrived at each port was delivered.
         final String stop = result.out().lines().filter(line -> line.startsWith("stop: ")).findFirst().orElseThrow();
         assertTrue(stop.startsWith("stop: drained in ") && stop.endsWith(": balanced"), stop);
@@ -75,6 +86,29 @@ class RunCommandTest
                 "host \\d+\\) \\+ in flight 0 \\(device rings 0, bursts 0, socket rings 0, host ring 0\\) \\+ " +
                 "dropped 0 \\+ missed 0 \\(the other port transmitted \\1\\)").matcher(stop).find(), stop);
         }
+    }
+
+    @Test
+    void onATerminalTheLiveLineIsRedrawnInPlaceWithinItsWidthAndTheSummarySaysWhichWarmUpItLeftOut()
+    {
+        final Result result = xmit(new Terminal(true, 80), "run", "--duration", "5s", "--rate", "2000", "--flows",
+            "8");
+        assertEquals(Main.EXIT_OK, result.code(), result.err());
+        final String[] draws = result.out().split("\r\033\\[K", -1);
+        final List<String> live = List.of(draws).subList(1, draws.length).stream()
+            .map(draw -> draw.lines().findFirst().orElse("")).toList();
+        // A line a second, fewer when the machine stalls the run; the last one at its end, the bar full.
+        assertTrue(live.size() >= 1 && live.getLast().matches("\\[#{10}] +\\d+s .*"), result.out());
+        assertTrue(live.stream().allMatch(line -> line.startsWith("[") && line.length() <= 80 &&
+            line.contains(" req/s  RTT p50 ")), result.out());
+        assertEquals(0, result.out().lines().filter(line -> line.startsWith("[")).count(),
+            "no live line printed as a line of its own: " + result.out());
+        assertTrue(draws[draws.length - 1].startsWith(live.getLast() + System.lineSeparator() +
+            System.lineSeparator() + "xmit run "), "the last live line ends before the summary: " + result.out());
+        assertTrue(result.out().lines().anyMatch(line -> line.matches("  steady \\(after 1 s\\) +[0-9.]+ [µm]?s / .*")),
+            result.out());
+        assertTrue(result.out().lines().anyMatch(line -> line.matches("  whole run +[0-9.]+ [µm]?s / .*")),
+            result.out());
     }
 
     /** Each bad configuration: exit 2, one line on stderr naming the key (or option) and the value, no stack trace. */

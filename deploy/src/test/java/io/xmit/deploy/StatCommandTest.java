@@ -21,7 +21,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.File;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -29,12 +32,15 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import static io.xmit.deploy.RunCommandTest.xmit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -205,6 +211,15 @@ class StatCommandTest
         assertEquals(2, result.out().lines().filter(line -> line.startsWith("pipeline stat-test")).count(),
             result.out());
         assertTrue(result.out().contains("per second"), result.out());
+        final List<String> lines = result.out().lines().toList();
+        for (int i = 0; i < lines.size(); i++)
+        {
+            if (lines.get(i).startsWith("pipeline stat-test"))
+            {
+                assertTrue(i > 0 && lines.get(i - 1).matches("at 20\\d\\d-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z, every 0\\.2 s"),
+                    "each table under the time it was read: " + result.out());
+            }
+        }
         assertEquals(2 * 2, result.out().lines().filter(line -> line.matches("port [AB] {2}txq .*")).count(),
             result.out());
         assertEquals(2 * 2, result.out().lines().filter(line -> line.matches("port [AB] {2}rxq .*")).count(),
@@ -216,6 +231,68 @@ class StatCommandTest
             books.contains("; rx port B: arrived "), books);
         assertEquals(2 * 4, once.out().lines().filter(line -> line.matches(" {8}[0-3] +[0-9,]+ .*")).count() / 2,
             once.out());
+    }
+
+    @Test
+    void onATerminalEachIntervalsTablesReplaceTheLastWithinItsWidth()
+    {
+        final RunCommandTest.Result result = xmit(new Terminal(true, 80), "stat", "stat-test", "--count", "2",
+            "--interval", "0.2", "--dir", dir.toString());
+        assertEquals(Main.EXIT_OK, result.code(), result.err());
+        final String[] blocks = result.out().split("\r\033\\[", -1);
+        assertEquals(2, blocks.length, "one redraw: " + result.out());
+        final long firstLines = blocks[0].lines().count();
+        assertTrue(blocks[1].startsWith(firstLines + "A\033[Jat "), "up over the first block, erased: " + result.out());
+        final List<String> second = blocks[1].substring((firstLines + "A\033[J").length()).lines().toList();
+        assertEquals(firstLines, second.size(), result.out());
+        assertTrue(blocks[0].lines().allMatch(line -> line.length() <= 80) &&
+            second.stream().allMatch(line -> line.length() <= 80), result.out());
+        assertTrue(second.getFirst().matches("at 20.*Z, every 0\\.2 s"), second.getFirst());
+        assertTrue(second.stream().anyMatch(line -> line.matches("port A {2}txq .*…")), "cut to the width: " +
+            result.out());
+    }
+
+    /**
+     * {@code xmit stat} in a JVM of its own, its output through {@code script}'s pseudo-terminal or piped, with
+     * {@code COLUMNS=60}; returns what it wrote, stdout and stderr together.
+     */
+    private static String statProcess(final boolean pseudoTerminal) throws Exception
+    {
+        final List<String> java = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow()));
+        ManagementFactory.getRuntimeMXBean().getInputArguments().stream().filter(arg -> arg.startsWith("--"))
+            .forEach(java::add);
+        java.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "stat", "stat-test",
+            "--count", "2", "--interval", "0.2", "--dir", dir.toString()));
+        final List<String> command = pseudoTerminal ? List.of("script", "-qfec", java.stream()
+            .map(arg -> "'" + arg.replace("'", "'\\''") + "'").collect(Collectors.joining(" ")), "/dev/null") : java;
+        final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        builder.environment().put("COLUMNS", "60");
+        final Process process = builder.start();
+        final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(Main.EXIT_OK, process.waitFor(), output);
+        return output;
+    }
+
+    @Test
+    void throughAPseudoTerminalTheTablesAreRedrawnInPlaceWithinColumns() throws Exception
+    {
+        final String output = statProcess(true);
+        final List<String> stamps = output.lines().filter(line -> line.contains("Z, every 0.2 s")).toList();
+        assertEquals(2, stamps.size(), output);
+        assertTrue(stamps.getLast().matches("\\r?\\033\\[\\d+A\\033\\[Jat .*"), "the second over the first: " + output);
+        assertTrue(output.lines().filter(line -> line.startsWith("port ")).allMatch(line -> line.length() <= 60) &&
+            output.lines().anyMatch(line -> line.startsWith("port A  txq") && line.endsWith("…")), output);
+    }
+
+    @Test
+    void pipedTheTablesFollowEachOtherWhole() throws Exception
+    {
+        final String output = statProcess(false);
+        assertFalse(output.contains("\033["), output);
+        assertEquals(2, output.lines().filter(line -> line.matches("at .*Z, every 0\\.2 s")).count(), output);
+        assertTrue(output.lines().anyMatch(line -> line.startsWith("port A  txq") && line.length() > 60 &&
+            line.endsWith("backlog")), output);
     }
 
     @Test

@@ -1,6 +1,5 @@
 package io.xmit.deploy.bench;
 
-import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,6 +8,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.xmit.actors.XpsPreset;
+import io.xmit.deploy.LiveOutput;
+import io.xmit.deploy.Units;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -69,13 +70,17 @@ public final class RrBench
     {
     }
 
-    /** Runs the warm-up and measured rounds, printing a line per variant and round; returns the figures. */
-    public static ScenarioResult run(final Options options, final PrintStream out)
+    /**
+     * Runs the warm-up and measured rounds, showing each variant's round as the progress line (redrawn on a
+     * terminal, a line each when piped); returns the figures.
+     */
+    public static ScenarioResult run(final Options options, final LiveOutput out)
     {
         final List<String> names = List.copyOf(VARIANTS.keySet());
-        out.printf(Locale.ROOT, "rr: %s; %,d requests/s over %d flows; 1 warm-up and %d measured rounds of %d ms " +
-            "after %d ms of load%n", String.join(", ", names), options.rate(), options.flows(), options.rounds(),
-            options.millis(), options.warmMillis());
+        out.println(String.format(Locale.ROOT, "rr: %s; %,d requests/s over %d flows; 1 warm-up and %d measured " +
+            "rounds of %d ms after %d ms of load", String.join(", ", names), options.rate(), options.flows(),
+            options.rounds(), options.millis(), options.warmMillis()));
+        final int runs = (options.rounds() + 1) * names.size();
         final List<List<RrRound.Result>> results = new ArrayList<>();
         for (int v = 0; v < names.size(); v++)
         {
@@ -90,16 +95,19 @@ public final class RrBench
                     options.flows()).run(TimeUnit.MILLISECONDS.toNanos(options.warmMillis()),
                     TimeUnit.MILLISECONDS.toNanos(options.millis()));
                 final Histogram rtt = result.rtt();
-                out.printf(Locale.ROOT, "  %-8s %-9s %,8d replies  RTT mean %7.1f p50 %7.1f p99 %8.1f max %8.1f µs" +
-                    "  cross-CPU %5.1f%%  back-pressured %,d%n", label, names.get(v), rtt.getTotalCount(),
-                    rtt.getMean() / 1000, rtt.getValueAtPercentile(50) / 1000.0, rtt.getValueAtPercentile(99) / 1000.0,
-                    rtt.getMaxValue() / 1000.0, 100 * result.crossCpuShare(), result.backPressured());
+                out.status(List.of(String.format(Locale.ROOT, "  %d/%d %-8s %-9s %,8d replies  RTT mean %s p50 %s " +
+                    "p99 %s", round * names.size() + v + 1, runs, label, names.get(v), rtt.getTotalCount(),
+                    Units.nanos(rtt.getMean()), Units.nanos(rtt.getValueAtPercentile(50)),
+                    Units.nanos(rtt.getValueAtPercentile(99))), "max " + Units.nanos(rtt.getMaxValue()),
+                    String.format(Locale.ROOT, "cross-CPU %.1f%%", 100 * result.crossCpuShare()),
+                    String.format(Locale.ROOT, "back-pressured %,d", result.backPressured())));
                 if (round > 0)
                 {
                     results.get(v).add(result);
                 }
             }
         }
+        out.finish();
         return summarise(names, results, String.format(Locale.ROOT,
             "request/response over %s, 2 CPUs, %,d requests/s over %d flows; %d rounds of %d ms after 1 warm-up " +
             "round", RrRound.DEVICE, options.rate(), options.flows(), options.rounds(), options.millis()));

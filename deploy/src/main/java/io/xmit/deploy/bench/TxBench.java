@@ -1,6 +1,7 @@
 package io.xmit.deploy.bench;
 
-import java.io.PrintStream;
+import io.xmit.deploy.LiveOutput;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -98,15 +99,17 @@ public final class TxBench
 
     /**
      * Runs the warm-up and measured rounds of {@code scenario} ({@link #SCENARIO} or {@link #TRACE_SCENARIO}),
-     * printing a line per variant and round; returns the figures.
+     * showing each variant's round as the progress line (redrawn on a terminal, a line each when piped); returns
+     * the figures.
      */
-    public static ScenarioResult run(final String scenario, final Options options, final PrintStream out)
+    public static ScenarioResult run(final String scenario, final Options options, final LiveOutput out)
     {
         final List<String> names = options.variants();
         final long windowNanos = TimeUnit.MILLISECONDS.toNanos(options.millis());
         final long settleMillis = settleMillis(options.millis());
-        out.printf(Locale.ROOT, "%s: %s; 1 warm-up and %d measured rounds of %d ms, %d ms settle per start%n",
-            scenario, String.join(", ", names), options.rounds(), options.millis(), settleMillis);
+        out.println(String.format(Locale.ROOT, "%s: %s; 1 warm-up and %d measured rounds of %d ms, %d ms settle " +
+            "per start", scenario, String.join(", ", names), options.rounds(), options.millis(), settleMillis));
+        final int runs = (options.rounds() + 1) * names.size();
 
         final List<List<TxVariant.Result>> results = new ArrayList<>();
         for (int v = 0; v < names.size(); v++)
@@ -120,14 +123,16 @@ public final class TxBench
             {
                 final String[] detail = new String[1];
                 final TxVariant.Result result = measureOnce(names.get(v), settleMillis, windowNanos, detail);
-                out.printf(Locale.ROOT, "  %-8s %-13s %8.3f Mpps %8.1f B/packet  %s%n", label, names.get(v),
-                    result.mpps(), result.bytesPerPacket(), detail[0]);
+                out.status(List.of(String.format(Locale.ROOT, "  %d/%d %-8s %-13s %8.3f Mpps %8.1f B/packet",
+                    round * names.size() + v + 1, runs, label, names.get(v), result.mpps(), result.bytesPerPacket()),
+                    detail[0]));
                 if (round > 0)
                 {
                     results.get(v).add(result);
                 }
             }
         }
+        out.finish();
         return summarise(scenario, names, results, String.format(Locale.ROOT,
             "64-byte UDP frames from 2 CPUs to null:tx=2; %d rounds of %d ms after 1 warm-up round",
             options.rounds(), options.millis()));
