@@ -59,7 +59,10 @@ class RunCommandTest
         final Result result = xmit("run", "--duration", "3s", "--rate", "2000", "--flows", "16", "--json",
             json.toString());
         assertEquals(Main.EXIT_OK, result.code(), result.err());
-        assertEquals(3, result.out().lines().filter(line -> line.startsWith("[")).count(), result.out());
+        // One live line a second, piped; a loaded machine may skip one, never print more, and the last is the end's.
+        final List<String> live = result.out().lines().filter(line -> line.startsWith("[")).toList();
+        assertTrue(live.size() >= 1 && live.size() <= 3, result.out());
+        assertTrue(live.getLast().startsWith("[##########]"), result.out());
         assertTrue(result.out().contains("A txq/s") && result.out().contains("B txq/s"), result.out());
 
         final String summary = Files.readString(json).strip();
