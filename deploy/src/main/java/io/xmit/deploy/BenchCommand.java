@@ -11,8 +11,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -28,9 +30,12 @@ import java.util.concurrent.Callable;
 /**
  * {@code xmit bench}: the side-by-side benchmarks ({@link TxBench tx}, {@link RrBench rr}, or both), their summary
  * tables and targets, and optionally the figures as JSON and as a self-contained HTML report. Targets missed are
- * reported, not an error: exit code 0 when the bench ran, 1 if it could not, 2 for a bad argument.
+ * reported, not an error: exit code 0 when the bench ran, 1 if it could not, 2 for a bad argument. Both files record
+ * their {@link Provenance}; {@link BenchCompareCommand compare} sets two JSON files side by side.
  */
 @Command(name = "bench",
+    customSynopsis = {"xmit bench [-h] [--quick] [--json=FILE] [--report=FILE] [--rounds=N] SCENARIO",
+        "       xmit bench compare A.json B.json"},
     description = "side-by-side benchmarks: tx (Mpps against the baselines), rr (RTT with and without XPS)",
     footer = "Variants run alternately, A B C A B C …; each figure is the median of the rounds, with min and max.")
 final class BenchCommand implements Callable<Integer>
@@ -39,6 +44,9 @@ final class BenchCommand implements Callable<Integer>
 
     @Mixin
     private HelpOption help;
+
+    @Spec
+    private CommandSpec spec;
 
     private final PrintStream out;
     private final Terminal terminal;
@@ -132,8 +140,10 @@ final class BenchCommand implements Callable<Integer>
             tx = new TxBench.Options(rounds, tx.millis(), tx.variants());
             rr = new RrBench.Options(rounds, rr.warmMillis(), rr.millis(), rr.rate(), rr.flows());
         }
+        final Provenance provenance = Provenance.of(spec.commandLine().getParseResult().originalArgs());
         out.printf(Locale.ROOT, "xmit bench %s: about %d s; %d CPUs, JDK %s%n", scenario,
-            (runTx ? tx.estimatedSeconds() : 0) + (runRr ? rr.estimatedSeconds() : 0), cpus(), jdk());
+            (runTx ? tx.estimatedSeconds() : 0) + (runRr ? rr.estimatedSeconds() : 0), provenance.cpus(),
+            provenance.jdk());
 
         final List<ScenarioResult> results = new ArrayList<>();
         final LiveOutput live = new LiveOutput(out, terminal);
@@ -160,12 +170,12 @@ final class BenchCommand implements Callable<Integer>
         {
             if (null != json)
             {
-                Files.writeString(json, json(results, "all".equals(scenario)) + "\n", StandardCharsets.UTF_8);
+                Files.writeString(json, json(results, "all".equals(scenario), provenance) + "\n", StandardCharsets.UTF_8);
                 out.println("JSON written to " + json);
             }
             if (null != report)
             {
-                Files.writeString(report, BenchReport.html(results, cpus(), jdk()), StandardCharsets.UTF_8);
+                Files.writeString(report, BenchReport.html(results, provenance), StandardCharsets.UTF_8);
                 out.println("report written to " + report);
             }
         }
@@ -175,16 +185,6 @@ final class BenchCommand implements Callable<Integer>
             return Main.EXIT_FAILED;
         }
         return Main.EXIT_OK;
-    }
-
-    static int cpus()
-    {
-        return Runtime.getRuntime().availableProcessors();
-    }
-
-    static String jdk()
-    {
-        return Runtime.version().toString();
     }
 
     /**
@@ -272,26 +272,36 @@ final class BenchCommand implements Callable<Integer>
         return String.format(Locale.ROOT, magnitude >= 100 ? "%.0f" : magnitude >= 10 ? "%.1f" : "%.2f", value);
     }
 
-    /** One scenario's object; with {@code all}, {@code {"cpus", "jdk", "scenarios": [tx, rr]}}. */
-    static String json(final List<ScenarioResult> results, final boolean all)
+    /**
+     * One scenario's object; with {@code all}, {@code {provenance…, "scenarios": [tx, rr]}}. Each scenario carries the
+     * provenance too, so that one cut out of {@code all} still says where it comes from.
+     */
+    static String json(final List<ScenarioResult> results, final boolean all, final Provenance provenance)
     {
         final Json json = new Json();
         if (all)
         {
-            json.object().field("cpus", cpus()).field("jdk", jdk()).array("scenarios");
+            provenance(json.object(), provenance).array("scenarios");
             for (final ScenarioResult result : results)
             {
-                scenario(json.object(), result).endObject();
+                scenario(json.object(), result, provenance).endObject();
             }
             return json.endArray().endObject().toString();
         }
-        return scenario(json.object(), results.getFirst()).endObject().toString();
+        return scenario(json.object(), results.getFirst(), provenance).endObject().toString();
     }
 
-    private static Json scenario(final Json json, final ScenarioResult result)
+    private static Json provenance(final Json json, final Provenance provenance)
     {
-        json.field("scenario", result.scenario()).field("cpus", cpus()).field("jdk", jdk())
-            .field("setup", result.setup()).field("rounds", result.rounds()).array("variants");
+        return json.field("date", provenance.date()).field("commit", provenance.commit())
+            .field("cpu", provenance.cpu()).field("cpus", provenance.cpus()).field("jdk", provenance.jdk())
+            .field("command", provenance.command());
+    }
+
+    private static Json scenario(final Json json, final ScenarioResult result, final Provenance provenance)
+    {
+        provenance(json.field("scenario", result.scenario()), provenance).field("setup", result.setup())
+            .field("rounds", result.rounds()).array("variants");
         for (final ScenarioResult.Variant variant : result.variants())
         {
             json.object().field("name", variant.name());
@@ -324,10 +334,16 @@ final class BenchCommand implements Callable<Integer>
         return json.endArray();
     }
 
+    /** {@code {"median": …, "min": …, "max": …, "rounds": [each round's value, in the order they ran]}}. */
     private static void stat(final Json json, final String name, final Stat stat)
     {
         json.object(name).field("median", stat.median()).field("min", stat.min()).field("max", stat.max())
-            .endObject();
+            .array("rounds");
+        for (final double round : stat.rounds())
+        {
+            json.value(round);
+        }
+        json.endArray().endObject();
     }
 
     /** Akka and the pipeline log warnings only; the bench's own lines go to stdout. */

@@ -45,6 +45,14 @@ final class Json
         return this;
     }
 
+    /** An element of the current array; a value that is not finite is {@code null}. */
+    Json value(final double value)
+    {
+        separate();
+        number(value);
+        return this;
+    }
+
     Json field(final String name, final long value)
     {
         key(name).afterKey = false;
@@ -55,7 +63,7 @@ final class Json
     Json field(final String name, final double value)
     {
         key(name).afterKey = false;
-        text.append(Double.isFinite(value) ? String.format(Locale.ROOT, "%.3f", value) : "null");
+        number(value);
         return this;
     }
 
@@ -116,6 +124,11 @@ final class Json
             text.append(',');
         }
         first = false;
+    }
+
+    private void number(final double value)
+    {
+        text.append(Double.isFinite(value) ? String.format(Locale.ROOT, "%.3f", value) : "null");
     }
 
     private void quote(final String value)

@@ -78,7 +78,8 @@ public final class Main implements Callable<Integer>
     static CommandLine commandLine(final PrintStream out, final PrintStream err, final Terminal terminal)
     {
         final CommandLine line = new CommandLine(new Main(err))
-            .addSubcommand(new BenchCommand(out, terminal, err))
+            .addSubcommand(new CommandLine(new BenchCommand(out, terminal, err))
+                .addSubcommand(new BenchCompareCommand(out)))
             .addSubcommand(new CompletionCommand(out))
             .addSubcommand(new ExplainCommand(out))
             .addSubcommand(new RunCommand(out, terminal, err))
@@ -130,7 +131,8 @@ public final class Main implements Callable<Integer>
         final CommandSpec spec = ex.getCommandLine().getCommandSpec();
         final String command = spec.qualifiedName(" ");
         if (ex instanceof CommandLine.UnmatchedArgumentException unmatched && !unmatched.getUnmatched().isEmpty() &&
-            !unmatched.getUnmatched().getFirst().startsWith("-") && !spec.subcommands().isEmpty())
+            !unmatched.getUnmatched().getFirst().startsWith("-") && !spec.subcommands().isEmpty() &&
+            spec.positionalParameters().isEmpty())
         {
             final String arg = unmatched.getUnmatched().getFirst();
             return command + " " + arg + ": unknown command '" + arg + "' (expected " +

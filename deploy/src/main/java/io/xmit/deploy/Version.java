@@ -24,6 +24,19 @@ final class Version implements IVersionProvider
     /** {@code xmit 0.1.0-SNAPSHOT (commit 5e3f71b133fd), Java 25.0.1}. */
     static String line()
     {
+        final Properties build = build();
+        return "xmit " + build.getProperty("version") + " (commit " + build.getProperty("commit") + "), Java " +
+            Runtime.version();
+    }
+
+    /** The commit the build was made from: 12 hex digits, or {@code unknown} without git history. */
+    static String commit()
+    {
+        return build().getProperty("commit");
+    }
+
+    private static Properties build()
+    {
         final Properties build = new Properties();
         try (InputStream in = Version.class.getResourceAsStream(RESOURCE))
         {
@@ -37,7 +50,6 @@ final class Version implements IVersionProvider
         {
             throw new UncheckedIOException(ex);
         }
-        return "xmit " + build.getProperty("version") + " (commit " + build.getProperty("commit") + "), Java " +
-            Runtime.version();
+        return build;
     }
 }

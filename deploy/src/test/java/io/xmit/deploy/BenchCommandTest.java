@@ -17,6 +17,7 @@ import javax.xml.parsers.DocumentBuilderFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +48,8 @@ class BenchCommandTest
             ConfigParseOptions.defaults().setSyntax(ConfigSyntax.JSON));
         assertEquals(Runtime.getRuntime().availableProcessors(), root.getInt("cpus"));
         assertEquals(Runtime.version().toString(), root.getString("jdk"));
+        assertEquals(Version.commit(), root.getString("commit"));
+        assertEquals("xmit bench all --quick --json " + json + " --report " + html, root.getString("command"));
         final List<? extends Config> scenarios = root.getConfigList("scenarios");
         assertEquals(List.of("tx", "rr"), scenarios.stream().map(s -> s.getString("scenario")).toList());
 
@@ -81,7 +84,13 @@ class BenchCommandTest
         assertFalse(text.contains("<script") || text.contains("<link") || text.contains("@font-face") ||
             text.contains("src="), "self-contained");
         final Document report = DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(html.toFile());
-        assertEquals(2, report.getElementsByTagName("svg").getLength());
+        final NodeList svgs = report.getElementsByTagName("svg");
+        final List<String> charts = new ArrayList<>();
+        for (int i = 0; i < svgs.getLength(); i++)
+        {
+            charts.add(((Element)svgs.item(i)).getAttribute("data-figure"));
+        }
+        assertEquals(List.of("mpps", "rtt_percentiles_us", "cross_cpu_share"), charts);
         final Map<String, Element> rows = new HashMap<>();
         final NodeList trs = report.getElementsByTagName("tr");
         for (int i = 0; i < trs.getLength(); i++)
@@ -103,6 +112,32 @@ class BenchCommandTest
                 assertTrue(median(row, figure) > 0, figure + " of " + variant.getString("name"));
             }
         }
+    }
+
+    @Test
+    void jsonCarriesProvenanceAndEveryRoundsValue()
+    {
+        final Config all = ConfigFactory.parseString(BenchCommand.json(List.of(BenchReportTest.tx(),
+            BenchReportTest.rr()), true, BenchReportTest.PROVENANCE), ConfigParseOptions.defaults()
+            .setSyntax(ConfigSyntax.JSON));
+        final List<Config> places = new ArrayList<>(List.of(all));
+        places.addAll(all.getConfigList("scenarios"));
+        for (final Config place : places)
+        {
+            assertEquals("2026-12-01T19:00:00Z", place.getString("date"));
+            assertEquals("5e3f71b133fd", place.getString("commit"));
+            assertEquals("Intel(R) Xeon(R) CPU @ 2.20GHz", place.getString("cpu"));
+            assertEquals(2, place.getInt("cpus"));
+            assertEquals("25.0.3+9-LTS", place.getString("jdk"));
+            assertEquals("xmit bench all --report 'my run.html'", place.getString("command"));
+        }
+        final Config tx = all.getConfigList("scenarios").get(0);
+        assertEquals(List.of(9.0, 10.0, 11.0), tx.getConfigList("variants").get(0).getDoubleList("mpps.rounds"));
+        assertEquals(List.of(2.25, 2.0, 1.83), tx.getDoubleList("ratios.\"xmit/akka-naive\".rounds"));
+        final Config rr = ConfigFactory.parseString(BenchCommand.json(List.of(BenchReportTest.rr()), false,
+            BenchReportTest.PROVENANCE), ConfigParseOptions.defaults().setSyntax(ConfigSyntax.JSON));
+        assertEquals("rr", rr.getString("scenario"));
+        assertEquals(List.of(0.25, 0.25), rr.getConfigList("variants").get(1).getDoubleList("cross_cpu_share.rounds"));
     }
 
     @Test

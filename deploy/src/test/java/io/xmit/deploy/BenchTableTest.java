@@ -33,10 +33,10 @@ class BenchTableTest
         final Map<String, Stat> figures = new LinkedHashMap<>();
         for (final String figure : FIGURES)
         {
-            figures.put(figure, figure.endsWith("_us") ? new Stat(850, 812, 2_400) : new Stat(20_000, 19_500,
-                20_100));
+            figures.put(figure, figure.endsWith("_us") ? new Stat(850, 812, 2_400, List.of()) : new Stat(20_000, 19_500,
+                20_100, List.of()));
         }
-        figures.put("rtt_max_us", new Stat(105_000, 104_000, 108_000));
+        figures.put("rtt_max_us", new Stat(105_000, 104_000, 108_000, List.of()));
         return new ScenarioResult.Variant(name, figures, List.of());
     }
 

@@ -48,12 +48,12 @@ class TxBenchTest
 
         assertEquals("tx", summary.scenario());
         assertEquals(3, summary.rounds());
-        assertEquals(new Stat(4.0, 2.0, 8.0), summary.variants().get(0).figures().get("mpps"));
-        assertEquals(new Stat(1.0, 1.0, 4.0), summary.variants().get(1).figures().get("mpps"));
-        assertEquals(new Stat(1.0, 0.0, 3.0), summary.variants().get(1).figures().get("bytes_per_packet"));
+        assertEquals(new Stat(4.0, 2.0, 8.0, List.of(2.0, 4.0, 8.0)), summary.variants().get(0).figures().get("mpps"));
+        assertEquals(new Stat(1.0, 1.0, 4.0, List.of(1.0, 1.0, 4.0)), summary.variants().get(1).figures().get("mpps"));
+        assertEquals(new Stat(1.0, 0.0, 3.0, List.of(3.0, 1.0, 0.0)), summary.variants().get(1).figures().get("bytes_per_packet"));
         // Per round 2, 4, 2: their median, not 4 / 1; and akka-naive's own ratio to xmit 0.5, 0.25, 0.5.
-        assertEquals(new Stat(2.0, 2.0, 4.0), summary.ratios().get("xmit/akka-naive"));
-        assertEquals(new Stat(0.5, 0.25, 0.5), summary.variants().get(1).figures().get("ratio_to_xmit"));
+        assertEquals(new Stat(2.0, 2.0, 4.0, List.of(2.0, 4.0, 2.0)), summary.ratios().get("xmit/akka-naive"));
+        assertEquals(new Stat(0.5, 0.25, 0.5, List.of(0.5, 0.25, 0.5)), summary.variants().get(1).figures().get("ratio_to_xmit"));
         final Target naive = summary.targets().getFirst();
         assertEquals("xmit/akka-naive >= 5", naive.rule());
         assertFalse(naive.met());
