@@ -1,10 +1,16 @@
 package io.xmit.deploy;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.xmit.actors.trace.PcapngReader;
+import io.xmit.actors.trace.Tracer;
 import io.xmit.actors.trace.Tshark;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -12,6 +18,8 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static io.xmit.deploy.RunCommandTest.xmit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -20,6 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** {@code xmit run --trace … --trace-file}, and {@code xmit trace show} on the file it wrote. */
 class TraceCommandTest
 {
+    private static final Pattern LOG_LINE = Pattern.compile("trace=\\d+ stage=(\\w+) ");
+
     @TempDir
     Path dir;
 
@@ -87,6 +97,46 @@ class TraceCommandTest
         assertEquals(List.of(), result.warnings(), out);
         assertEquals(PcapngReader.read(file).stream().map(packet -> Long.toUnsignedString(packet.packetId())).toList(),
             result.out(), out);
+    }
+
+    /**
+     * Tracing without a trace file says its events go to the xmit.trace log at INFO, below the CLI's WARN: they are
+     * shown, every one (each RX side is delivered and each TX side completed before the run ends), and a run after it
+     * without tracing is back to WARN.
+     */
+    @Test
+    void traceWithoutAFileShowsItsEventsOnTheLog()
+    {
+        final Logger log = (Logger)LoggerFactory.getLogger(Tracer.LOG);
+        final ListAppender<ILoggingEvent> lines = new ListAppender<>();
+        lines.start();
+        log.addAppender(lines);
+        try
+        {
+            final RunCommandTest.Result run = xmit("run", "--duration", "1", "--rate", "20", "--flows", "1", "--trace",
+                "sample=1");
+            assertEquals(Main.EXIT_OK, run.code(), run.err());
+            assertTrue(run.out().contains("tracing sample=1, events on the xmit.trace log (INFO)"), run.out());
+            final Map<String, Integer> stages = new HashMap<>();
+            for (final ILoggingEvent line : lines.list)
+            {
+                assertEquals(Level.INFO, line.getLevel(), line.getFormattedMessage());
+                final Matcher stage = LOG_LINE.matcher(line.getFormattedMessage());
+                assertTrue(stage.lookingAt(), line.getFormattedMessage());
+                stages.merge(stage.group(1), 1, Integer::sum);
+            }
+            assertTrue(stages.getOrDefault("rx", 0) > 0, stages::toString);
+            assertEquals(stages.get("rx"), stages.get("deliver"), stages::toString);
+            assertEquals(stages.get("send"), stages.get("complete"), stages::toString);
+            assertEquals(Level.INFO, log.getEffectiveLevel());
+
+            assertEquals(Main.EXIT_OK, xmit("run", "--duration", "1", "--rate", "20", "--flows", "1").code());
+            assertEquals(Level.WARN, log.getEffectiveLevel());
+        }
+        finally
+        {
+            log.detachAppender(lines);
+        }
     }
 
     @Test
