@@ -79,10 +79,49 @@ class TraceCommandTest
         final RunCommandTest.Result one = xmit("trace", "show", file.toString(), "--packet", Long.toString(both));
         assertEquals(Main.EXIT_OK, one.code(), one.err());
         final List<String> lines = one.out().lines().toList();
-        assertTrue(lines.get(0).startsWith("packet " + both + ", 2 side(s)"), one.out());
-        assertTrue(lines.get(1).contains("+0 ns") && lines.get(1).contains("arrived on RX queue"), one.out());
+        assertTrue(lines.get(0).startsWith("packet " + both + ", "), one.out());
+        assertTrue(lines.get(1).contains("arrived at port A as " + both + " -> replied from port A as " + both),
+            one.out());
+        assertTrue(lines.get(2).contains("+0 ns"), one.out());
         assertTrue(one.out().contains(" replied: TX queue "), one.out());
-        assertTrue(lines.getLast().contains("device completed it"), one.out());
+        assertTrue(one.out().contains("device completed it"), one.out());
+    }
+
+    /**
+     * A recorded file (xmit run --rate 3 --flows 1 --trace sample=1): the first request's three ids, its send, its
+     * arrival (the reply carries that id) and the reply's arrival, are one round trip whichever id is asked for.
+     */
+    @Test
+    void packetShowsTheRoundTripOfARequestItsArrivalAndItsReply() throws Exception
+    {
+        final String file = Path.of(TraceCommandTest.class.getResource("/traces/round-trips.pcapng").toURI())
+            .toString();
+        final String trip = """
+            packet 2, 4 side(s), from 19:23:53.091150553 UTC
+              sent from port B as 1 -> arrived at port A as 2 -> replied from port A as 2 -> arrived at port B as 3
+                        +0 ns  loopB-tx3    id=1      socket 3 on CPU -1 sent: TX queue 3, chosen by hash
+                +4,877,355 ns  loopB-tx3    id=1      qdisc bypass: straight to the driver after 4877355 ns in the ring
+                +4,877,355 ns  loopB-tx3    id=1      driver accepted it, packet 1/1 of a bulk, after 0 ns queued
+                +5,774,558 ns  loopA-rx0    id=2      arrived on RX queue 0, CPU 0, 74 bytes, for socket 1
+                +7,718,938 ns  loopA-rx0    id=2      socket 1 took it on CPU 0
+                +7,857,551 ns  loopA-tx3    id=2      socket 1 on CPU 0 replied: TX queue 3, chosen by hash
+                +8,243,734 ns  loopB-tx3    id=1      device completed it
+               +13,944,421 ns  loopA-tx3    id=2      qdisc bypass: straight to the driver after 6086870 ns in the ring
+               +13,944,421 ns  loopA-tx3    id=2      driver accepted it, packet 1/1 of a bulk, after 0 ns queued
+               +14,493,744 ns  loopB-rx3    id=3      arrived on RX queue 3, CPU 1, 74 bytes, for socket 3
+               +14,622,748 ns  loopA-tx3    id=2      device completed it
+               +15,783,932 ns  loopB-rx3    id=3      socket 3 took it on CPU 0
+            """;
+        for (final String id : List.of("1", "2", "3"))
+        {
+            final RunCommandTest.Result show = xmit("trace", "show", file, "--packet", id);
+            assertEquals(Main.EXIT_OK, show.code(), show.err());
+            assertEquals(trip.replace("packet 2,", "packet " + id + ","), show.out());
+        }
+        // The file's last request links the same way, from the id of its reply's arrival.
+        final RunCommandTest.Result last = xmit("trace", "show", file, "--packet", "12");
+        assertEquals("  sent from port B as 10 -> arrived at port A as 11 -> replied from port A as 11 -> arrived at " +
+            "port B as 12", last.out().lines().skip(1).findFirst().orElseThrow());
     }
 
     /** The file as another tool reads it: only this test needs tshark, and skips without it saying so. */
