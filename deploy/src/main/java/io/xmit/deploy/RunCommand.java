@@ -208,9 +208,9 @@ final class RunCommand implements Callable<Integer>
     }
 
     /**
-     * WARN, or DEBUG with {@code --verbose}; tracing without a trace file shows its events on {@code xmit.trace} at
-     * INFO (where else would they go), and otherwise that logger follows the root again, as a run in the same process
-     * before may have set it.
+     * WARN, or DEBUG with {@code --verbose}. Tracing without a trace file has only the log to show its events, so
+     * {@code xmit.trace} logs INFO then; otherwise it follows the root again (an earlier run in this process may have
+     * set it).
      */
     private static void setLogLevels(final boolean verbose, final boolean traceLog)
     {
