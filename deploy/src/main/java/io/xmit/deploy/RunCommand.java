@@ -4,7 +4,9 @@ import ch.qos.logback.classic.Level;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import io.xmit.actors.XpsPreset;
+import io.xmit.actors.trace.TraceConfig;
 import io.xmit.actors.trace.TraceSelector;
+import io.xmit.actors.trace.Tracer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -138,8 +140,9 @@ final class RunCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        setLogLevel(verbose);
         final Settings settings = Settings.load(file, overrides);
+        final TraceConfig trace = settings.pipeline().trace();
+        setLogLevels(verbose, trace.selector().active() && trace.file().isEmpty());
         for (final String warning : settings.warnings(Runtime.getRuntime().availableProcessors()))
         {
             err.println("xmit run: warning: " + warning);
@@ -206,12 +209,20 @@ final class RunCommand implements Callable<Integer>
         }
     }
 
-    private static void setLogLevel(final boolean verbose)
+    /**
+     * WARN, or DEBUG with {@code --verbose}. Tracing without a trace file has only the log to show its events, so
+     * {@code xmit.trace} logs INFO then; otherwise it follows the root again (an earlier run in this process may have
+     * set it).
+     */
+    private static void setLogLevels(final boolean verbose, final boolean traceLog)
     {
-        final Logger root = LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
-        if (root instanceof ch.qos.logback.classic.Logger logback)
+        if (LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME) instanceof ch.qos.logback.classic.Logger root)
         {
-            logback.setLevel(verbose ? Level.DEBUG : Level.WARN);
+            root.setLevel(verbose ? Level.DEBUG : Level.WARN);
+        }
+        if (LoggerFactory.getLogger(Tracer.LOG) instanceof ch.qos.logback.classic.Logger trace)
+        {
+            trace.setLevel(traceLog ? Level.INFO : null);
         }
     }
 }

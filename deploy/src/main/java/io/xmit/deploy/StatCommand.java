@@ -43,13 +43,15 @@ import java.util.regex.Pattern;
  * {@code tc -s qdisc} and {@code ethtool -S} together. Once a second a table per port: each TX queue's packets and
  * bytes per second, bypass share, mean bulk, requeues, drops by reason, stops and wakes, watchdog resets, backlog and
  * BQL limit; each RX queue's packets, bytes and deliveries per second and drops by reason. {@code --once} prints one
- * snapshot of the totals; {@code --json} prints JSON. {@code --prometheus} and {@code --jmx} export every counter to
+ * snapshot of the totals; {@code --json} prints JSON; {@code --all} lists every counter ({@link CounterDump}).
+ * {@code --prometheus} and {@code --jmx} export every counter to
  * the tools operators already watch ({@link PrometheusExport}, {@link JmxExport}).
  */
 @Command(name = "stat",
     description = "watch a running pipeline's queues from another terminal (like tc -s qdisc and ethtool -S)",
     footer = {"Rates are per second over the interval; --once shows totals since the pipeline started.",
-        "--prometheus and --jmx export every counter instead of printing tables, until the pipeline stops."})
+        "--prometheus and --jmx export every counter instead of printing tables, until the pipeline stops.",
+        "--all lists every counter once (per socket, stage, host, device, trace), e.g. --all --filter 'port=1 .*missed'."})
 final class StatCommand implements Callable<Integer>
 {
     private static final DateTimeFormatter TIME = new DateTimeFormatterBuilder().appendInstant(3).toFormatter(Locale.ROOT);
@@ -114,6 +116,12 @@ final class StatCommand implements Callable<Integer>
     @Option(names = "--json", description = "print JSON (one object per snapshot, with its time)")
     private boolean json;
 
+    @Option(names = "--all", description = "print every counter once, one per line: label, name, value (like " +
+        "ethtool -S), sorted by what it belongs to")
+    private boolean all;
+
+    private Pattern filter;
+
     private int count = Integer.MAX_VALUE;
     private double interval = 1;
     private Path dir = CountersFile.DEFAULT_DIRECTORY;
@@ -150,6 +158,13 @@ final class StatCommand implements Callable<Integer>
         dir = Path.of(text);
     }
 
+    @Option(names = "--filter", paramLabel = "REGEX", description = "with --all, only the counters whose label and " +
+        "name it finds, e.g. txq=3, drop, 'port=1 .*rx_' (a regular expression; plain text works as it reads)")
+    void filter(final String text)
+    {
+        filter = CounterDump.filter(text);
+    }
+
     @Option(names = "--prometheus", paramLabel = "[HOST:]PORT", description = "serve every counter at " +
         "http://HOST:PORT/metrics in Prometheus' text format, read from the counters file at each scrape (no HOST: " +
         "every address; port 0: any free one, printed)")
@@ -165,6 +180,14 @@ final class StatCommand implements Callable<Integer>
         {
             throw new UsageException("--prometheus and --jmx export the counters, --once and --json print them: " +
                 "one or the other");
+        }
+        if (null != filter && !all)
+        {
+            throw new UsageException("--filter selects the counters --all prints: add --all");
+        }
+        if (all && (json || null != prometheus || jmx || count != Integer.MAX_VALUE))
+        {
+            throw new UsageException("--all prints every counter once: not with --json, --count, --prometheus or --jmx");
         }
         if (!Files.isDirectory(dir))
         {
@@ -187,6 +210,10 @@ final class StatCommand implements Callable<Integer>
         }
         try
         {
+            if (all)
+            {
+                return dump(view);
+            }
             return null != prometheus || jmx ? export(view) : watch(view, once, json, count, interval,
                 new LiveOutput(out, terminal));
         }
@@ -244,6 +271,20 @@ final class StatCommand implements Callable<Integer>
             }
             last = now;
         }
+        return Main.EXIT_OK;
+    }
+
+    /** {@code --all}: every counter, or those {@code --filter} finds; none found is one line and exit 1. */
+    private int dump(final CountersView view)
+    {
+        final List<CounterDump.Line> lines = CounterDump.read(view, filter);
+        if (lines.isEmpty())
+        {
+            err.println("xmit stat: no counter of pipeline " + pipelineName(view.path()) +
+                (null == filter ? " is allocated yet" : " matches --filter '" + filter.pattern() + "'"));
+            return Main.EXIT_FAILED;
+        }
+        out.print(CounterDump.table(lines));
         return Main.EXIT_OK;
     }
 

@@ -16,25 +16,21 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * {@code xmit trace show FILE [--packet ID]}: the packets of a trace file written by {@code xmit run --trace-file}
- * (or any pipeline with {@code xmit.trace.file}), one line each, or one packet's path through the pipeline as a
- * timeline: where it arrived, which socket took it, which TX queue it left on and why, how long it waited, and when
- * the device completed it.
+ * (or any pipeline with {@code xmit.trace.file}), one line each, or one request's round trip through the pipeline as a
+ * timeline ({@link RoundTrip}): where it was sent and arrived, which socket took it, which TX queue it and its reply
+ * left on and why, how long each waited, and when the device completed it.
  */
 @Command(name = "trace", synopsisSubcommandLabel = "show",
     description = "show a trace file (write one with xmit run --trace-file)")
 final class TraceCommand implements Callable<Integer>
 {
-    private static final Pattern KEY_VALUE = Pattern.compile("(\\w+)=(\\S+)");
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss", Locale.ROOT)
         .withZone(ZoneOffset.UTC);
 
@@ -62,8 +58,8 @@ final class TraceCommand implements Callable<Integer>
 
     /** {@code xmit trace show FILE [--packet ID]}. */
     @Command(name = "show", description = "the packets of a trace file, one line per packet side: " +
-        "time, interface, direction, packet id and its decisions; with --packet, one packet's path through the " +
-        "pipeline as a timeline")
+        "time, interface, direction, packet id and its decisions; with --packet, one request's round trip through " +
+        "the pipeline as a timeline")
     static final class Show implements Callable<Integer>
     {
         @Mixin
@@ -84,7 +80,8 @@ final class TraceCommand implements Callable<Integer>
         }
 
         @Option(names = "--packet", paramLabel = "ID",
-            description = "one packet's path as a timeline (ID is the packet id, the same on its RX and TX sides)")
+            description = "one request's round trip as a timeline: its send, its arrival, the reply and the reply's " +
+                "arrival, as far as they were traced (ID: any of their packet ids)")
         void packet(final String text)
         {
             try
@@ -130,14 +127,7 @@ final class TraceCommand implements Callable<Integer>
             out.printf(Locale.ROOT, "%d packet sides%n", packets.size());
             return Main.EXIT_OK;
         }
-        final List<PcapngReader.Packet> sides = new ArrayList<>();
-        for (final PcapngReader.Packet p : packets)
-        {
-            if (p.packetId() == packet)
-            {
-                sides.add(p);
-            }
-        }
+        final List<PcapngReader.Packet> sides = RoundTrip.of(packets, packet);
         if (sides.isEmpty())
         {
             err.println("xmit trace: no packet " + packet + " in " + file);
@@ -147,84 +137,77 @@ final class TraceCommand implements Callable<Integer>
         return Main.EXIT_OK;
     }
 
-    /** The steps of every side of one packet, in time order, relative to the first. */
+    /**
+     * The round trip of one packet ({@link RoundTrip}): a line that links its sides and their ids, then the steps of
+     * every side in time order, relative to the first, each with its packet id.
+     */
     static void timeline(final long id, final List<PcapngReader.Packet> sides, final PrintStream out)
     {
-        record Step(long timeNs, String where, String what)
+        record Step(long timeNs, long id, String where, String what)
         {
         }
         final List<Step> steps = new ArrayList<>();
+        final List<String> links = new ArrayList<>();
         for (final PcapngReader.Packet side : sides)
         {
-            final Map<String, String> k = keys(side.comment());
+            final Map<String, String> k = RoundTrip.keys(side.comment());
             final long t = side.timeNs();
+            final long p = side.packetId();
+            final String port = RunSummary.portName(Integer.parseInt(k.get("port")));
             if (1 == side.direction())
             {
-                steps.add(new Step(t, side.iface(), "arrived on RX queue " + k.get("rxq") + ", CPU " + k.get("cpu") +
-                    ", " + side.originalLength() + " bytes, for socket " + k.get("sock")));
+                links.add("arrived at port " + port + " as " + p);
+                steps.add(new Step(t, p, side.iface(), "arrived on RX queue " + k.get("rxq") + ", CPU " +
+                    k.get("cpu") + ", " + side.originalLength() + " bytes, for socket " + k.get("sock")));
                 if (k.containsKey("deliver_ns"))
                 {
-                    steps.add(new Step(t + number(k, "deliver_ns"), side.iface(), "socket " + k.get("sock") +
-                        " took it on CPU " + k.get("sock_cpu")));
+                    steps.add(new Step(t + RoundTrip.number(k, "deliver_ns"), p, side.iface(), "socket " +
+                        k.get("sock") + " took it on CPU " + k.get("sock_cpu")));
                 }
                 else
                 {
-                    steps.add(new Step(t, side.iface(), "no socket took it before the trace ended"));
+                    steps.add(new Step(t, p, side.iface(), "no socket took it before the trace ended"));
                 }
                 continue;
             }
             // The block's time is when the driver accepted the packet; the comment gives the waits before and after.
-            final long queued = number(k, "queued_ns");
-            final long ring = number(k, "ring_ns");
-            final long sent = t - queued - ring;
-            steps.add(new Step(sent, side.iface(), "socket " + k.get("sock") + " on CPU " + k.get("cpu") +
-                (k.containsKey("reply") ? " replied" : " sent") + ": TX queue " + k.get("txq") + ", chosen by " +
-                k.get("via")));
+            final long queued = RoundTrip.number(k, "queued_ns");
+            final long ring = RoundTrip.number(k, "ring_ns");
+            final long sent = RoundTrip.startNs(side);
+            final boolean reply = k.containsKey("reply");
+            links.add((reply ? "replied from port " : "sent from port ") + port + " as " + p);
+            steps.add(new Step(sent, p, side.iface(), "socket " + k.get("sock") + " on CPU " + k.get("cpu") +
+                (reply ? " replied" : " sent") + ": TX queue " + k.get("txq") + ", chosen by " + k.get("via")));
             if (k.containsKey("qdisc"))
             {
-                steps.add(new Step(sent + ring, side.iface(), "qdisc " + ("enqueued".equals(k.get("qdisc")) ?
+                steps.add(new Step(sent + ring, p, side.iface(), "qdisc " + ("enqueued".equals(k.get("qdisc")) ?
                     "enqueued it in band " + k.get("band") : "bypass: straight to the driver") + " after " +
                     ring + " ns in the ring"));
             }
             if ("accept".equals(k.get("driver")))
             {
-                steps.add(new Step(t, side.iface(), "driver accepted it, packet " + k.get("bulk") + " of a bulk, " +
+                steps.add(new Step(t, p, side.iface(), "driver accepted it, packet " + k.get("bulk") + " of a bulk, " +
                     "after " + queued + " ns queued" + ("0".equals(k.get("requeues")) ? "" :
                     " and " + k.get("requeues") + " requeues")));
             }
             if (k.containsKey("complete_ns"))
             {
-                steps.add(new Step(t + number(k, "complete_ns"), side.iface(), "device completed it"));
+                steps.add(new Step(t + RoundTrip.number(k, "complete_ns"), p, side.iface(), "device completed it"));
             }
             else
             {
-                steps.add(new Step(t, side.iface(), "not completed before the trace ended"));
+                steps.add(new Step(t, p, side.iface(), "not completed before the trace ended"));
             }
         }
         steps.sort((a, b) -> Long.compare(a.timeNs(), b.timeNs()));
         final long first = steps.getFirst().timeNs();
         out.printf(Locale.ROOT, "packet %d, %d side(s), from %s UTC%n", id, sides.size(), clock(first));
+        out.printf(Locale.ROOT, "  %s%n", String.join(" -> ", links));
         for (final Step step : steps)
         {
-            out.printf(Locale.ROOT, "  %+,12d ns  %-12s %s%n", step.timeNs() - first, step.where(), step.what());
+            out.printf(Locale.ROOT, "  %+,12d ns  %-12s id=%-6d %s%n", step.timeNs() - first, step.where(), step.id(),
+                step.what());
         }
-    }
-
-    private static Map<String, String> keys(final String comment)
-    {
-        final Map<String, String> keys = new LinkedHashMap<>();
-        final Matcher m = KEY_VALUE.matcher(comment);
-        while (m.find())
-        {
-            keys.put(m.group(1), m.group(2));
-        }
-        return keys;
-    }
-
-    private static long number(final Map<String, String> keys, final String key)
-    {
-        final String value = keys.get(key);
-        return null == value ? 0 : Long.parseLong(value);
     }
 
     private static String clock(final long epochNs)

@@ -147,9 +147,11 @@ class StatExportTest
         try (CountersFile file = known(dir))
         {
             stat = new Background("stat", "--jmx", "--interval", "0.1", "--dir", dir.toString());
-            Await.until("the MBeans registered", () -> server.isRegistered(txq), stat::out);
-            // Five counters in four scopes: TX queue 1 of port 0 has two.
-            assertEquals(4, server.queryNames(new ObjectName("io.xmit:type=counters,pipeline=known,*"), null).size());
+            // Five counters in four scopes: TX queue 1 of port 0 has two. The MBeans are registered one by one, so
+            // the wait is for all four (no more: a fifth would fail the next line).
+            final ObjectName known = new ObjectName("io.xmit:type=counters,pipeline=known,*");
+            Await.until("the MBeans registered", () -> server.queryNames(known, null).size() >= 4, stat::out);
+            assertEquals(4, server.queryNames(known, null).size());
             assertEquals(1234L, server.getAttribute(txq, "qdisc_packets"));
             assertEquals(3028L, server.getAttribute(txq, "txq_bql_limit"));
             assertEquals(5L, server.getAttribute(new ObjectName("io.xmit:type=counters,pipeline=known,port=1,rxq=0"),

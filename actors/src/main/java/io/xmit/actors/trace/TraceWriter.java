@@ -36,7 +36,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class TraceWriter implements MessageHandler, AutoCloseable
 {
-    private static final Logger LOG = LoggerFactory.getLogger("xmit.trace");
+    private static final Logger LOG = LoggerFactory.getLogger(Tracer.LOG);
     private static final long IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final int MAX_IDLE_SHIFT = 4;
     /**

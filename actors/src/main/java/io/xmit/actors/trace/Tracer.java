@@ -25,6 +25,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class Tracer implements AutoCloseable
 {
+    /** The logger every event is written to at INFO, one line each, as the trace ring is drained. */
+    public static final String LOG = "xmit.trace";
+
     /** Never selects a packet, so no event ever reaches it: the tracer of stages built outside a pipeline. */
     static final Tracer NONE = new Tracer();
 
