@@ -2,6 +2,13 @@ package io.xmit.transport.ring;
 
 import org.junit.jupiter.api.Test;
 
+import static io.xmit.transport.ring.LastPollWindows.AFTER_POLL;
+import static io.xmit.transport.ring.LastPollWindows.AFTER_REPOLL;
+import static io.xmit.transport.ring.LastPollWindows.AFTER_RETURN;
+import static io.xmit.transport.ring.LastPollWindows.BEFORE_POLL;
+import static io.xmit.transport.ring.LastPollWindows.BEFORE_REPOLL;
+import static io.xmit.transport.ring.LastPollWindows.WINDOWS;
+import static io.xmit.transport.ring.LastPollWindows.name;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,19 +21,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RingWakeUpInterleavingTest
 {
-    /** Before the last poll reads the ring. */
-    private static final int BEFORE_POLL = 0;
-    /** After the last poll found the ring empty, before the consumer publishes IDLE: the window MISSED is for. */
-    private static final int AFTER_POLL = 1;
-    /** IDLE published, before the re-poll reads the ring. */
-    private static final int BEFORE_REPOLL = 2;
-    /** After the re-poll read the ring, before its CAS back to RUNNING. */
-    private static final int AFTER_REPOLL = 3;
-    /** The consumer's Poll has returned. */
-    private static final int AFTER_RETURN = 4;
-    private static final int WINDOWS = 5;
-    private static final String[] WINDOW_NAMES =
-        {"before the last poll", "after the last poll", "before the re-poll", "after the re-poll", "after the Poll"};
 
     private int committed;
     private int consumed;
@@ -75,7 +69,7 @@ class RingWakeUpInterleavingTest
         {
             for (int ring = commit; ring < WINDOWS; ring++)
             {
-                final String schedule = "commit " + WINDOW_NAMES[commit] + ", ring " + WINDOW_NAMES[ring];
+                final String schedule = "commit " + name(commit) + ", ring " + name(ring);
                 run(commit, ring);
                 assertEquals(1, consumed, schedule + ": the frame was stranded");
                 assertEquals(0, committed, schedule);

@@ -20,6 +20,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 
+import static io.xmit.transport.ring.LastPollWindows.AFTER_POLL;
+import static io.xmit.transport.ring.LastPollWindows.AFTER_REPOLL;
+import static io.xmit.transport.ring.LastPollWindows.AFTER_RETURN;
+import static io.xmit.transport.ring.LastPollWindows.BEFORE_POLL;
+import static io.xmit.transport.ring.LastPollWindows.BEFORE_REPOLL;
+import static io.xmit.transport.ring.LastPollWindows.WINDOWS;
+import static io.xmit.transport.ring.LastPollWindows.name;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
@@ -33,19 +40,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class TxQueueWakeInterleavingTest
 {
-    /** Before the TX queue's last poll. */
-    private static final int BEFORE_POLL = 0;
-    /** After the TX queue's last poll found nothing to do, before it publishes IDLE. */
-    private static final int AFTER_POLL = 1;
-    /** IDLE published, before the re-poll. */
-    private static final int BEFORE_REPOLL = 2;
-    /** After the re-poll, before its CAS back to RUNNING. */
-    private static final int AFTER_REPOLL = 3;
-    /** The TX queue's Poll has returned. */
-    private static final int AFTER_RETURN = 4;
-    private static final int WINDOWS = 5;
-    private static final String[] WINDOW_NAMES =
-        {"before the last poll", "after the last poll", "before the re-poll", "after the re-poll", "after the Poll"};
     private static final int RING_SIZE = 64;
 
     @TempDir
@@ -62,7 +56,7 @@ class TxQueueWakeInterleavingTest
         {
             for (int ring = stop; ring < WINDOWS; ring++)
             {
-                final String schedule = "stop " + WINDOW_NAMES[stop] + ", ring " + WINDOW_NAMES[ring];
+                final String schedule = "stop " + name(stop) + ", ring " + name(ring);
                 try (Fixture f = new Fixture(false))
                 {
                     f.backlog = 1;
