@@ -56,7 +56,24 @@ public final class ByteQueueLimits
      */
     public boolean sent(final int bytes)
     {
-        dql.queued(bytes);
+        return sentBurst(bytes, bytes);
+    }
+
+    /**
+     * netdev_tx_sent_queue for each packet of a burst the driver took at once (§6.4, §7.2): with xmit_more on all
+     * but the last, the kernel accounts each packet's bytes and tests the limit only after the last. Told in one
+     * call, as here, the limits end the same — {@code num_queued} grows by the burst's bytes and DQL's last object is
+     * the last packet ({@code lastPacketBytes}), not the burst — for one update instead of one per packet.
+     *
+     * @param bytes           the burst's bytes.
+     * @param lastPacketBytes the last packet's bytes.
+     * @return true if the queue is left stopped by BQL.
+     * @throws IllegalArgumentException if {@code lastPacketBytes} is not in {@code 0..bytes} or exceeds
+     *                                  {@link DynamicQueueLimits#DQL_MAX_OBJECT}.
+     */
+    public boolean sentBurst(final int bytes, final int lastPacketBytes)
+    {
+        dql.queued(bytes, lastPacketBytes);
         if (dql.avail() >= 0)
         {
             return false;
@@ -69,23 +86,6 @@ public final class ByteQueueLimits
             state.clearStackXoff();
             return false;
         }
-        return true;
-    }
-
-    /**
-     * __netdev_tx_sent_queue (§6.4): with {@code more} (xmit_more, another packet follows in this burst) only the
-     * bytes are accounted; the last packet of a burst gets the full {@link #sent(int)}.
-     *
-     * @return true if the caller must ring the doorbell now: the burst ends, or the driver has stopped the queue.
-     */
-    public boolean sentMore(final int bytes, final boolean more)
-    {
-        if (more)
-        {
-            dql.queued(bytes);
-            return (state.bits() & TxQueueState.DRV_XOFF) != 0;
-        }
-        sent(bytes);
         return true;
     }
 

@@ -102,12 +102,30 @@ public final class DynamicQueueLimits
      */
     public void queued(final int bytes)
     {
-        if (Integer.compareUnsigned(bytes, DQL_MAX_OBJECT) > 0)
+        queued(bytes, bytes);
+    }
+
+    /**
+     * dql_queued once per object of a run whose last object is {@code lastObject} bytes, {@code bytes} in all, told
+     * at once: {@code num_queued} grows by {@code bytes}, {@code last_obj_cnt} is {@code lastObject}, as after one
+     * call per object with nothing in between.
+     *
+     * @throws IllegalArgumentException if {@code lastObject} is above {@link #DQL_MAX_OBJECT} (unsigned) or above
+     *                                  {@code bytes} (unsigned).
+     */
+    public void queued(final int bytes, final int lastObject)
+    {
+        if (Integer.compareUnsigned(lastObject, DQL_MAX_OBJECT) > 0)
         {
             throw new IllegalArgumentException(
-                "queued bytes " + Integer.toUnsignedString(bytes) + " exceed DQL_MAX_OBJECT " + DQL_MAX_OBJECT);
+                "queued bytes " + Integer.toUnsignedString(lastObject) + " exceed DQL_MAX_OBJECT " + DQL_MAX_OBJECT);
         }
-        LAST_OBJ_CNT.setOpaque(this, bytes);
+        if (Integer.compareUnsigned(lastObject, bytes) > 0)
+        {
+            throw new IllegalArgumentException("the last object's " + Integer.toUnsignedString(lastObject) +
+                " bytes exceed the run's " + Integer.toUnsignedString(bytes));
+        }
+        LAST_OBJ_CNT.setOpaque(this, lastObject);
         NUM_QUEUED.setRelease(this, numQueued + bytes);
     }
 

@@ -34,11 +34,17 @@ class BqlAllocationTest
         {
             clock.advance(1_000 + (i & 1023));
             // Send a burst while BQL allows it, then complete part of what is in flight.
-            for (int p = 0; p < 8 && !state.frozenOrStopped(); p++)
+            int burst = 0;
+            int last = 0;
+            for (int p = 0; p < 8; p++)
             {
-                final int bytes = 64 + ((i * 31 + p * 17) & 1023);
-                bql.sentMore(bytes, p < 7);
-                inflight += bytes;
+                last = 64 + ((i * 31 + p * 17) & 1023);
+                burst += last;
+            }
+            if (!state.frozenOrStopped())
+            {
+                bql.sentBurst(burst, last);
+                inflight += burst;
             }
             final int done = (i & 3) == 3 ? inflight : inflight / 2;
             if (bql.completed(1, done))

@@ -135,18 +135,15 @@ class ByteQueueLimitsTest
     }
 
     @Test
-    void sentMoreOnlyAccountsUntilTheBurstEnds()
+    void sentBurstAccountsTheBurstAndKeepsItsLastPacketAsTheLastObject()
     {
-        // kernel-semantics §6.4: with xmit_more only the bytes are accounted and the doorbell waits unless
-        // DRV_XOFF is set; the last packet gets the full sent.
-        assertFalse(bql.sentMore(1000, true));
-        assertEquals(0, state.bits());
-        assertEquals(1000, bql.dql().numQueued());
-        state.stopQueue();
-        assertTrue(bql.sentMore(500, true));
-        state.startQueue();
-        assertTrue(bql.sentMore(500, false));
+        // kernel-semantics §6.4, §7.2: as one netdev_tx_sent_queue per packet, xmit_more on all but the last: the
+        // bytes of all, the limit tested once, DQL's last object the last packet.
+        assertTrue(bql.sentBurst(2000, 500));
         assertEquals(STACK_XOFF, state.bits());
+        assertEquals(2000, bql.dql().numQueued());
+        assertEquals(500, bql.dql().lastObjCnt());
+        assertThrows(IllegalArgumentException.class, () -> bql.sentBurst(100, 101));
         assertEquals(2000, bql.dql().numQueued());
     }
 

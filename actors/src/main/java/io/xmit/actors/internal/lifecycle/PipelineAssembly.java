@@ -34,6 +34,7 @@ import io.xmit.actors.trace.Tracer;
 import io.xmit.pipeline.flow.FlowHasher;
 import io.xmit.pipeline.qdisc.PfifoFast;
 import io.xmit.pipeline.txq.ByteQueueLimits;
+import io.xmit.pipeline.txq.Jiffies;
 import io.xmit.pipeline.txq.TxQueueState;
 import io.xmit.transport.nic.NicDevice;
 import io.xmit.transport.nic.NicDriver;
@@ -159,6 +160,8 @@ public final class PipelineAssembly
             "xmit-" + config.name() + "-" + INSTANCES.incrementAndGet(), Props.empty());
         made.add(() -> ControlCalls.stopGuardian(guardian, terminated));
 
+        final Jiffies jiffies = new Jiffies();
+        spawn("jiffies", JiffiesTicker.create(jiffies), Props.empty());
         engines = StageEngines.forPorts(portCount);
         final PortContext[] ports = new PortContext[portCount];
         final AtomicCounter[] retiredSent = new AtomicCounter[portCount];
@@ -196,7 +199,7 @@ public final class PipelineAssembly
             rxDoorbells[port][queue].ring();
         });
         return new PipelineParts(system, config, device, rings, counters, tracer, cpus, ports, mappings, qdiscs,
-            engines, sockets, gate, retiredSent, retiredDelivered, closedDrops, deviceRx, guardian, terminated);
+            engines, sockets, gate, retiredSent, retiredDelivered, closedDrops, deviceRx, jiffies, guardian, terminated);
     }
 
     /**

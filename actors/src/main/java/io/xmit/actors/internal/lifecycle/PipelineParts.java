@@ -17,6 +17,8 @@ import io.xmit.transport.ring.Rings;
 
 import org.agrona.concurrent.status.AtomicCounter;
 
+import io.xmit.pipeline.txq.Jiffies;
+
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -30,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
  * @param retiredDelivered per port, what the sockets closed so far had delivered (the receive books keep it).
  * @param closedDrops per port, {@code socket_drop_closed}: what closing sockets (and the stop) left in their rings.
  * @param deviceRx    per port, the device's own receive counters.
+ * @param jiffies     the coarse clock the sockets' cached TX queues age by (§1.6), ticked by an actor of its own.
  * @param terminated  completes when the guardian has stopped: null normally, else the failure that stopped it.
  */
 public record PipelineParts(
@@ -50,6 +53,7 @@ public record PipelineParts(
     AtomicCounter[] retiredDelivered,
     AtomicCounter[] closedDrops,
     DeviceRxCounters[] deviceRx,
+    Jiffies jiffies,
     ActorRef<PipelineGuardian.Command> guardian,
     CompletableFuture<Throwable> terminated)
 {

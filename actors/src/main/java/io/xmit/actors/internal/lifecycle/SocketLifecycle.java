@@ -17,7 +17,6 @@ import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.pipeline.flow.FlowKey;
-import io.xmit.pipeline.txq.NanoClock;
 import io.xmit.pipeline.xps.SocketQueueState;
 import io.xmit.transport.ring.PacketPublication;
 import io.xmit.transport.ring.PacketSubscription;
@@ -101,7 +100,7 @@ public final class SocketLifecycle
             final UdpSocketImpl[] holder = new UdpSocketImpl[1];
             final UdpSocketImpl socket = new UdpSocketImpl(id, cpu, port, local, "*".equals(options.address()),
                 options.reusePort(), options.priority(), options.sendBufferPackets(), publication, subscription,
-                new SocketQueueState(NanoClock.SYSTEM, config.txqReselection().toNanos()), socketCounters,
+                new SocketQueueState(parts.jiffies(), config.txqReselection().toNanos()), socketCounters,
                 () -> close(holder[0]), peer -> associate(holder[0], peer));
             holder[0] = socket;
             socket.trace(parts.tracer().point(port.port(), -1));

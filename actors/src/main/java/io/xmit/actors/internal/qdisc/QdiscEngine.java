@@ -444,13 +444,14 @@ public final class QdiscEngine implements StageEngine
                 throw new IllegalStateException("txq " + txq + ": the driver accepted " + accepted + " packets with " +
                     inFlight.size() + " of its " + ringSize + " ring slots in flight");
             }
-            // netdev_tx_sent_queue per packet, as a driver calls it per skb, xmit_more on all but the last (§6.4).
-            final int last = accepted - 1;
-            for (int i = 0; i < last; i++)
+            // netdev_tx_sent_queue per packet, as a driver calls it per skb, xmit_more on all but the last (§6.4):
+            // told at once, the burst's bytes with its last packet as DQL's last object.
+            int acceptedBytes = 0;
+            for (int i = 0; i < accepted; i++)
             {
-                bql.sentMore(batch.length(i), true);
+                acceptedBytes += batch.length(i);
             }
-            bql.sentMore(batch.length(last), false);
+            bql.sentBurst(acceptedBytes, batch.length(accepted - 1));
             state.txStarted(state.clock().nanoTime());
         }
         burstResult = result;
