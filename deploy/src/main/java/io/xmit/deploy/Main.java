@@ -68,12 +68,6 @@ public final class Main implements Callable<Integer>
         return commandLine(out, err, terminal).execute(args);
     }
 
-    /** Every command, writing to {@code out} (piped) and {@code err}, its errors made one line. */
-    static CommandLine commandLine(final PrintStream out, final PrintStream err)
-    {
-        return commandLine(out, err, Terminal.PIPED);
-    }
-
     /** Every command, writing to {@code out} (on {@code terminal}) and {@code err}, its errors made one line. */
     static CommandLine commandLine(final PrintStream out, final PrintStream err, final Terminal terminal)
     {

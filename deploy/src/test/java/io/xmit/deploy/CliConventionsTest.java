@@ -126,7 +126,7 @@ class CliConventionsTest
         final String doc = Files.readString(CLI_DOC);
         final List<List<String>> commands = new ArrayList<>();
         commands.add(List.of());
-        collect(Main.commandLine(System.out, System.err), List.of(), commands);
+        collect(Main.commandLine(System.out, System.err, Terminal.PIPED), List.of(), commands);
         for (final List<String> command : commands)
         {
             final List<String> args = new ArrayList<>(command);
