@@ -206,13 +206,13 @@ public final class DeploymentReader
             final int port = port(entry, NODE_PORT, i, host, "Akka port", akkaPorts, name);
             final int dataPort = port(entry, NODE_DATA_PORT, i, host, "data port", dataPorts, name);
             final Set<Role> roles = roles(entry, i);
-            final List<Device> nodeDevices = devices(entry, i, name, devices);
-            if (!nodeDevices.isEmpty() && !roles.contains(Role.EDGE))
+            if (entry.hasPath(NODE_DEVICES.path()) && !roles.contains(Role.EDGE))
             {
                 throw new IllegalArgumentException(NODE_DEVICES.key(i) + ": node " + name + " has the roles " +
                     labels(roles) + "; only a node with the role edge owns devices (add edge to its roles, or move " +
                     "the devices to an edge node)");
             }
+            final List<Device> nodeDevices = devices(entry, i, name, devices);
             if (nodeDevices.isEmpty() && roles.contains(Role.EDGE))
             {
                 throw new IllegalArgumentException(NODE_DEVICES.key(i) + ": node " + name + " has the role edge but " +
