@@ -68,8 +68,8 @@ public final class NodeAkkaConfig
     }
 
     /**
-     * {@code config} as HOCON, a line per setting, {@code path = value}, sorted by path: what {@code xmit cluster check}
-     * prints, and what a file could hold.
+     * {@code config} as HOCON, a line per setting, {@code path = value}, sorted by path: what
+     * {@code xmit cluster check} prints, and what a file could hold.
      */
     public static List<String> render(final Config config)
     {
