@@ -1,5 +1,6 @@
 package io.xmit.deploy;
 
+import io.xmit.deploy.cluster.ClusterCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -28,9 +29,9 @@ import java.util.concurrent.Callable;
     footer = "`xmit help COMMAND` or `xmit COMMAND --help` shows a command's options.")
 public final class Main implements Callable<Integer>
 {
-    static final int EXIT_OK = 0;
-    static final int EXIT_FAILED = 1;
-    static final int EXIT_USAGE = 2;
+    public static final int EXIT_OK = 0;
+    public static final int EXIT_FAILED = 1;
+    public static final int EXIT_USAGE = 2;
     /** Help text is laid out for this many columns, whatever the terminal, so docs/cli.md can hold it as printed. */
     static final int HELP_WIDTH = 120;
 
@@ -74,6 +75,7 @@ public final class Main implements Callable<Integer>
         final CommandLine line = new CommandLine(new Main(err))
             .addSubcommand(new CommandLine(new BenchCommand(out, terminal, err))
                 .addSubcommand(new BenchCompareCommand(out)))
+            .addSubcommand(ClusterCommand.commandLine(out, err))
             .addSubcommand(new CompletionCommand(out))
             .addSubcommand(new ExplainCommand(out))
             .addSubcommand(new RunCommand(out, terminal, err))

@@ -59,7 +59,7 @@ class CliConventionsTest
     @Test
     void helpCommandShowsThatCommandsOptions()
     {
-        for (final String command : List.of("run", "stat", "explain", "bench", "trace", "completion"))
+        for (final String command : List.of("run", "stat", "explain", "bench", "trace", "completion", "cluster"))
         {
             final RunCommandTest.Result help = xmit("help", command);
             assertEquals(Main.EXIT_OK, help.code(), help.err());
@@ -78,7 +78,8 @@ class CliConventionsTest
             "xmit stat: unknown option '--intervall'; did you mean --interval? (see xmit stat --help)\n"),
             xmit("stat", "--intervall=2"));
         assertEquals(new RunCommandTest.Result(Main.EXIT_USAGE, "", "xmit stats: unknown command 'stats' (expected " +
-            "bench, completion, explain, help, run, stat, test, trace); did you mean stat or test?\n"), xmit("stats"));
+            "bench, cluster, completion, explain, help, run, stat, test, trace); did you mean stat or test or " +
+            "cluster?\n"), xmit("stats"));
     }
 
     /** The script bash sources, asked as bash asks it while one presses Tab. */

@@ -125,9 +125,15 @@ public final class HoconConfigReader
 
     /**
      * The message for a key nobody reads: the keys that are allowed beside it, or, where an object of keys was
-     * expected and a value found, that object's keys.
+     * expected and a value found, that object's keys. Public for the other readers of configuration (deploy's
+     * cluster file), so every unknown key reads alike.
+     *
+     * @param prefix what comes before {@code parts} in the message, e.g. {@code xmit.} or {@code xmit.ports[1].}.
+     * @param parts  the unknown key's path under {@code prefix}, split.
+     * @param value  its value.
+     * @param known  the known paths under {@code prefix}.
      */
-    private static IllegalArgumentException unknownKey(
+    public static IllegalArgumentException unknownKey(
         final String prefix, final List<String> parts, final ConfigValue value, final List<String> known)
     {
         final String path = String.join(".", parts);
