@@ -75,7 +75,7 @@ public final class Main implements Callable<Integer>
             .addSubcommand(new CommandLine(new BenchCommand(out, terminal, err))
                 .addSubcommand(new BenchCompareCommand(out)))
             .addSubcommand(new CompletionCommand(out))
-            .addSubcommand(new ExplainCommand(out))
+            .addSubcommand(new ExplainCommand(out, err))
             .addSubcommand(new RunCommand(out, terminal, err))
             .addSubcommand(new StatCommand(out, terminal, err))
             .addSubcommand(new CommandLine(new TraceCommand(err)).addSubcommand(new TraceCommand.Show(out, err)))

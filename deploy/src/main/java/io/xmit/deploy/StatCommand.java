@@ -8,6 +8,7 @@ import io.xmit.actors.stats.CounterScope.Stage;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.actors.stats.CountersView;
+import io.xmit.actors.stats.XpsMapsFile;
 
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import picocli.CommandLine.Command;
@@ -35,7 +36,6 @@ import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -55,7 +55,6 @@ import java.util.regex.Pattern;
 final class StatCommand implements Callable<Integer>
 {
     private static final DateTimeFormatter TIME = new DateTimeFormatterBuilder().appendInstant(3).toFormatter(Locale.ROOT);
-    private static final Pattern FILE_NAME = Pattern.compile("xmit-(\\d+)-(.+)\\.counters");
 
     /** TX queue columns: counter kind, JSON field; rates unless a gauge. */
     private static final Column[] TX_COUNTERS = {
@@ -120,7 +119,12 @@ final class StatCommand implements Callable<Integer>
         "ethtool -S), sorted by what it belongs to")
     private boolean all;
 
+    @Option(names = "--xps", description = "print the pipeline's XPS maps once, as its mapping actors last changed " +
+        "them: per port the rules in force, each TX queue's xps_cpus and xps_rxqs, each map's entries")
+    private boolean xps;
+
     private Pattern filter;
+    private long pid = -1;
 
     private int count = Integer.MAX_VALUE;
     private double interval = 1;
@@ -149,6 +153,12 @@ final class StatCommand implements Callable<Integer>
     void interval(final String text)
     {
         interval = seconds(text);
+    }
+
+    @Option(names = "--pid", paramLabel = "N", description = "the pipeline of process N (with NAME: that one of them)")
+    void pid(final String text)
+    {
+        pid = Args.intArg("--pid", text, 1, Integer.MAX_VALUE);
     }
 
     @Option(names = "--dir", paramLabel = "DIR",
@@ -189,15 +199,29 @@ final class StatCommand implements Callable<Integer>
         {
             throw new UsageException("--all prints every counter once: not with --json, --count, --prometheus or --jmx");
         }
+        if (xps && (all || null != prometheus || jmx || count != Integer.MAX_VALUE))
+        {
+            throw new UsageException("--xps prints the XPS maps once: not with --all, --count, --prometheus or --jmx");
+        }
         if (!Files.isDirectory(dir))
         {
             throw new UsageException("--dir '" + dir + "': not a directory");
         }
-        final Path file = find(dir, name, err);
-        if (null == file)
+        final RunningPipeline pipeline;
+        try
         {
+            pipeline = RunningPipeline.find(dir, name, pid);
+        }
+        catch (final IllegalStateException ex)
+        {
+            err.println("xmit stat: " + ex.getMessage());
             return Main.EXIT_FAILED;
         }
+        if (xps)
+        {
+            return xps(pipeline);
+        }
+        final Path file = pipeline.counters();
         final CountersView view;
         try
         {
@@ -241,7 +265,7 @@ final class StatCommand implements Callable<Integer>
     private static int watch(final CountersView view, final boolean once, final boolean json, final int count,
         final double interval, final LiveOutput out) throws InterruptedException
     {
-        final String name = pipelineName(view.path());
+        final String name = RunningPipeline.of(view.path()).name();
         Snapshot last = Snapshot.read(view);
         if (once)
         {
@@ -274,13 +298,31 @@ final class StatCommand implements Callable<Integer>
         return Main.EXIT_OK;
     }
 
+    /** {@code --xps}: the pipeline's XPS maps, as its mapping actors last wrote them. */
+    private int xps(final RunningPipeline pipeline)
+    {
+        final XpsMapsFile.Maps maps;
+        try
+        {
+            maps = XpsMapsFile.read(pipeline.xpsMaps());
+        }
+        catch (final IllegalStateException ex)
+        {
+            err.println("xmit stat: " + ex.getMessage());
+            return Main.EXIT_FAILED;
+        }
+        out.print(json ? XpsMapsView.json(pipeline.name(), pipeline.pid(), maps) + System.lineSeparator() :
+            XpsMapsView.text(pipeline.name(), pipeline.pid(), maps));
+        return Main.EXIT_OK;
+    }
+
     /** {@code --all}: every counter, or those {@code --filter} finds; none found is one line and exit 1. */
     private int dump(final CountersView view)
     {
         final List<CounterDump.Line> lines = CounterDump.read(view, filter);
         if (lines.isEmpty())
         {
-            err.println("xmit stat: no counter of pipeline " + pipelineName(view.path()) +
+            err.println("xmit stat: no counter of pipeline " + RunningPipeline.of(view.path()).name() +
                 (null == filter ? " is allocated yet" : " matches --filter '" + filter.pattern() + "'"));
             return Main.EXIT_FAILED;
         }
@@ -295,7 +337,7 @@ final class StatCommand implements Callable<Integer>
      */
     private int export(final CountersView view) throws InterruptedException
     {
-        final String pipeline = pipelineName(view.path());
+        final String pipeline = RunningPipeline.of(view.path()).name();
         HTTPServer server = null;
         JmxExport beans = null;
         try
@@ -358,53 +400,6 @@ final class StatCommand implements Callable<Integer>
         }
         out.accept("pipeline " + name + " (pid " + view.pid() + ") has stopped");
         return true;
-    }
-
-    /** The counters file of the named pipeline, or of the only one running; null (reported) if there is none. */
-    static Path find(final Path dir, final String name, final PrintStream err)
-    {
-        final List<Path> running = new ArrayList<>();
-        for (final Path file : CountersFile.list(dir))
-        {
-            final Matcher matcher = FILE_NAME.matcher(file.getFileName().toString());
-            if (matcher.matches() && alive(Long.parseLong(matcher.group(1))) &&
-                (null == name || name.equals(matcher.group(2))))
-            {
-                running.add(file);
-            }
-        }
-        if (running.size() == 1)
-        {
-            return running.get(0);
-        }
-        if (running.isEmpty())
-        {
-            err.println("xmit stat: no xmit pipeline" + (null == name ? "" : " named '" + name + "'") +
-                " is running (no counters file of a live process in " + dir + ")");
-        }
-        else
-        {
-            final List<String> names = new ArrayList<>();
-            for (final Path file : running)
-            {
-                final Matcher matcher = FILE_NAME.matcher(file.getFileName().toString());
-                names.add(matcher.matches() ? matcher.group(2) + " (pid " + matcher.group(1) + ")" : file.toString());
-            }
-            err.println("xmit stat: " + running.size() + " pipelines are running, name one: " +
-                String.join(", ", names));
-        }
-        return null;
-    }
-
-    private static boolean alive(final long pid)
-    {
-        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-    }
-
-    private static String pipelineName(final Path file)
-    {
-        final Matcher matcher = FILE_NAME.matcher(file.getFileName().toString());
-        return matcher.matches() ? matcher.group(2) : file.toString();
     }
 
     private static double seconds(final String text)

@@ -295,17 +295,27 @@ class StatCommandTest
             line.endsWith("backlog")), output);
     }
 
+    /** Nothing running is a failure, exit 1; a name or pid that no running pipeline has is a bad argument, exit 2. */
     @Test
-    void noPipelineRunningIsOneLineAndExitOne(@TempDir final Path empty)
+    void noPipelineRunningIsOneLineAndExitOneAndAWrongNameExitTwo(@TempDir final Path empty)
     {
         final RunCommandTest.Result none = xmit("stat", "--dir", empty.toString());
         assertEquals(Main.EXIT_FAILED, none.code());
         assertEquals("xmit stat: no xmit pipeline is running (no counters file of a live process in " + empty + ")",
             none.err().strip());
+        final long pid = ProcessHandle.current().pid();
         final RunCommandTest.Result unnamed = xmit("stat", "other", "--once", "--dir", dir.toString());
-        assertEquals(Main.EXIT_FAILED, unnamed.code());
+        assertEquals(Main.EXIT_USAGE, unnamed.code());
+        assertEquals("xmit stat: no xmit pipeline named 'other' is running (running: stat-test (pid " + pid + "))",
+            unnamed.err().strip());
+        final RunCommandTest.Result otherPid = xmit("stat", "--pid", "2147483647", "--dir", dir.toString());
+        assertEquals(Main.EXIT_USAGE, otherPid.code());
+        assertEquals("xmit stat: no xmit pipeline in process 2147483647 is running (running: stat-test (pid " + pid +
+            "))", otherPid.err().strip());
+        final RunCommandTest.Result nameElsewhere = xmit("stat", "other", "--dir", empty.toString());
+        assertEquals(Main.EXIT_USAGE, nameElsewhere.code());
         assertEquals("xmit stat: no xmit pipeline named 'other' is running (no counters file of a live process in " +
-            dir + ")", unnamed.err().strip());
+            empty + ")", nameElsewhere.err().strip());
         assertEquals(Main.EXIT_USAGE, xmit("stat", "--count", "0").code());
     }
 
