@@ -31,8 +31,10 @@ public final class Main implements Callable<Integer>
     static final int EXIT_OK = 0;
     static final int EXIT_FAILED = 1;
     static final int EXIT_USAGE = 2;
-    /** Help text is laid out for this many columns, whatever the terminal, so docs/cli.md can hold it as printed. */
+    /** Help text piped or redirected is laid out for this many columns, so docs/cli.md can hold it as printed. */
     static final int HELP_WIDTH = 120;
+    /** On a terminal help fits its width, but no narrower than this (picocli's narrowest layout). */
+    static final int MIN_HELP_WIDTH = 55;
 
     @Spec
     private CommandSpec spec;
@@ -89,7 +91,7 @@ public final class Main implements Callable<Integer>
         // Picocli's own help command, described as the others are.
         line.getSubcommands().get("help").getCommandSpec().usageMessage()
             .header("a command's options, as `xmit COMMAND --help` shows them: `xmit help COMMAND`");
-        line.setUsageHelpWidth(HELP_WIDTH);
+        line.setUsageHelpWidth(helpWidth(terminal));
         line.setParameterExceptionHandler((ex, args) ->
         {
             err.println(line(ex));
@@ -105,6 +107,12 @@ public final class Main implements Callable<Integer>
             throw ex;
         });
         return line;
+    }
+
+    /** The terminal's width, not below {@link #MIN_HELP_WIDTH}; {@link #HELP_WIDTH} when piped. */
+    static int helpWidth(final Terminal terminal)
+    {
+        return terminal.interactive() ? Math.max(MIN_HELP_WIDTH, terminal.columns()) : HELP_WIDTH;
     }
 
     /** No command: the overview, on stderr, as a usage error. */

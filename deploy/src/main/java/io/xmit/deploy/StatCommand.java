@@ -239,7 +239,7 @@ final class StatCommand implements Callable<Integer>
                 return dump(view);
             }
             return null != prometheus || jmx ? export(view) : watch(view, once, json, count, interval,
-                new LiveOutput(out, terminal));
+                new LiveOutput(out, terminal), terminal.columns());
         }
         catch (final IllegalStateException ex)
         {
@@ -263,13 +263,13 @@ final class StatCommand implements Callable<Integer>
      * piped each follows the last (a JSON object per line either way).
      */
     private static int watch(final CountersView view, final boolean once, final boolean json, final int count,
-        final double interval, final LiveOutput out) throws InterruptedException
+        final double interval, final LiveOutput out, final int width) throws InterruptedException
     {
         final String name = RunningPipeline.of(view.path()).name();
         Snapshot last = Snapshot.read(view);
         if (once)
         {
-            out.println(json ? last.json(name, view.pid(), null) : last.table(name, view.pid(), null));
+            out.println(json ? last.json(name, view.pid(), null) : last.table(name, view.pid(), null, width));
             return Main.EXIT_OK;
         }
         final String every = BigDecimal.valueOf(interval).stripTrailingZeros().toPlainString();
@@ -289,7 +289,7 @@ final class StatCommand implements Callable<Integer>
             {
                 final List<String> block = new ArrayList<>();
                 block.add("at " + TIME.format(now.time) + ", every " + every + " s");
-                block.addAll(now.table(name, view.pid(), last).lines().toList());
+                block.addAll(now.table(name, view.pid(), last, width).lines().toList());
                 block.add("");
                 out.block(block);
             }
@@ -463,27 +463,31 @@ final class StatCommand implements Callable<Integer>
             return (now - before.values.getOrDefault(key, 0L)) / seconds;
         }
 
-        String table(final String name, final long pid, final Snapshot before)
+        /**
+         * The tables, each reflowed to {@code width}: the columns that do not fit follow in further blocks under the
+         * row names again, and the books wrap at spaces, so nothing is cut ({@link Integer#MAX_VALUE}: one block).
+         */
+        String table(final String name, final long pid, final Snapshot before, final int width)
         {
-            final StringBuilder text = new StringBuilder();
-            text.append(String.format(Locale.ROOT, "pipeline %s (pid %d)  %s%n", name, pid,
+            final List<String> lines = new ArrayList<>();
+            lines.add(String.format(Locale.ROOT, "pipeline %s (pid %d)  %s", name, pid,
                 null == before ? "totals since start" : "per second"));
             for (final Map.Entry<Integer, TreeSet<Integer>> port : txqs.entrySet())
             {
                 final int p = port.getKey();
-                text.append(String.format(Locale.ROOT, "port %s  %-4s %12s %14s %7s %5s %9s %9s %9s %7s %7s %8s %8s" +
-                    " %9s%n", RunSummary.portName(p), "txq", "packets", "bytes", "bypass", "bulk", "requeues",
-                    "overflow", "oversize", "drv_err", "stops", "wakes", "wd_reset", "backlog"));
+                final List<List<String>> rows = new ArrayList<>();
+                rows.add(List.of("port " + RunSummary.portName(p) + "  txq", "packets", "bytes", "bypass", "bulk",
+                    "requeues", "overflow", "oversize", "drv_err", "stops", "wakes", "wd_reset", "backlog"));
                 for (final int q : port.getValue())
                 {
                     final CounterScope txq = CounterScope.txq(p, q);
                     final double packets = value(CounterType.QDISC_PACKETS, txq, before, false);
                     final double bulks = value(CounterType.QDISC_BULKS, txq, before, false);
                     final double bypassed = value(CounterType.QDISC_BYPASSED, txq, before, false);
-                    text.append(String.format(Locale.ROOT, "        %-4d %12s %14s %6.0f%% %5.1f %9s %9s %9s %7s %7s" +
-                        " %8s %8s %9s%n", q, number(packets),
+                    rows.add(List.of("        " + q, number(packets),
                         number(value(CounterType.QDISC_BYTES, txq, before, false)),
-                        packets > 0 ? 100 * bypassed / packets : 0, bulks > 0 ? packets / bulks : 0,
+                        String.format(Locale.ROOT, "%.0f%%", packets > 0 ? 100 * bypassed / packets : 0),
+                        String.format(Locale.ROOT, "%.1f", bulks > 0 ? packets / bulks : 0),
                         number(value(CounterType.QDISC_REQUEUES, txq, before, false)),
                         number(value(CounterType.QDISC_DROP_OVERFLOW, txq, before, false)),
                         number(value(CounterType.QDISC_DROP_OVERSIZE, txq, before, false)),
@@ -493,17 +497,18 @@ final class StatCommand implements Callable<Integer>
                         number(value(CounterType.TXQ_WATCHDOG_RESETS, txq, before, false)),
                         number(value(CounterType.QDISC_BACKLOG_PACKETS, txq, before, true))));
                 }
+                lines.addAll(Table.blocks(rows, width));
             }
             for (final Map.Entry<Integer, TreeSet<Integer>> port : rxqs.entrySet())
             {
                 final int p = port.getKey();
-                text.append(String.format(Locale.ROOT, "port %s  %-4s %12s %14s %12s %10s %10s %10s %11s%n",
-                    RunSummary.portName(p), "rxq", "packets", "bytes", "delivered", "no_socket", "malformed",
-                    "ring_full", "unsupported"));
+                final List<List<String>> rows = new ArrayList<>();
+                rows.add(List.of("port " + RunSummary.portName(p) + "  rxq", "packets", "bytes", "delivered",
+                    "no_socket", "malformed", "ring_full", "unsupported"));
                 for (final int q : port.getValue())
                 {
                     final CounterScope rxq = CounterScope.rxq(p, q);
-                    text.append(String.format(Locale.ROOT, "        %-4d %12s %14s %12s %10s %10s %10s %11s%n", q,
+                    rows.add(List.of("        " + q,
                         number(value(CounterType.RX_PACKETS, rxq, before, false)),
                         number(value(CounterType.RX_BYTES, rxq, before, false)),
                         number(value(CounterType.RX_DELIVERED, rxq, before, false)),
@@ -512,9 +517,10 @@ final class StatCommand implements Callable<Integer>
                         number(value(CounterType.RX_DROP_SOCKET_RING_FULL, rxq, before, false)),
                         number(value(CounterType.RX_DROP_UNSUPPORTED, rxq, before, false))));
                 }
+                lines.addAll(Table.blocks(rows, width));
             }
-            text.append("books: ").append(books()).append(System.lineSeparator());
-            return text.toString();
+            lines.addAll(Table.wrap("books: " + books(), width, "  "));
+            return String.join(System.lineSeparator(), lines) + System.lineSeparator();
         }
 
         /**
