@@ -117,19 +117,14 @@ class CliConventionsTest
     }
 
     /**
-     * On a terminal every command's help fits its width (80 or 200 columns), down to a floor of 55, with every option
-     * and every character of the help laid out for 120 columns when piped; piped it stays at 120, as docs/cli.md has it.
+     * On a terminal every command's help fits its width (80 or 200 columns), down to a floor of 55, with every
+     * character of the help piped, which stays at 120 columns as docs/cli.md has it.
      */
     @Test
     void helpFollowsTheTerminalsWidth()
     {
-        final List<List<String>> commands = new ArrayList<>();
-        commands.add(List.of());
-        collect(Main.commandLine(System.out, System.err, Terminal.PIPED), List.of(), commands);
-        for (final List<String> command : commands)
+        for (final List<String> args : helpOfEveryCommand())
         {
-            final List<String> args = new ArrayList<>(command);
-            args.add("--help");
             final String piped = xmit(args.toArray(String[]::new)).out();
             for (final int width : new int[] {80, 200, 40})
             {
@@ -159,20 +154,31 @@ class CliConventionsTest
     void theCliDocHoldsEveryCommandsHelpAsPrinted() throws IOException
     {
         final String doc = Files.readString(CLI_DOC);
-        final List<List<String>> commands = new ArrayList<>();
-        commands.add(List.of());
-        collect(Main.commandLine(System.out, System.err, Terminal.PIPED), List.of(), commands);
-        for (final List<String> command : commands)
+        for (final List<String> args : helpOfEveryCommand())
         {
-            final List<String> args = new ArrayList<>(command);
-            args.add("--help");
             final RunCommandTest.Result help = xmit(args.toArray(String[]::new));
             assertEquals(Main.EXIT_OK, help.code(), help.err());
-            final String heading = "## `" + String.join(" ", prefixed(command)) + "`";
+            final String heading = "## `" + String.join(" ", prefixed(args.subList(0, args.size() - 1))) + "`";
             assertTrue(doc.contains(heading + "\n\n```text\n" + help.out() + "```\n"),
                 () -> CLI_DOC + " lacks, or has another text under, " + heading + ": the output of `./xmit " +
                     String.join(" ", args) + "`, in a ```text block right after it:\n" + help.out());
         }
+    }
+
+    /** {@code --help} of xmit and of each command below it, as arguments: {@code [--help]}, {@code [run, --help]}. */
+    private static List<List<String>> helpOfEveryCommand()
+    {
+        final List<List<String>> commands = new ArrayList<>();
+        commands.add(List.of());
+        collect(Main.commandLine(System.out, System.err, Terminal.PIPED), List.of(), commands);
+        final List<List<String>> help = new ArrayList<>();
+        for (final List<String> command : commands)
+        {
+            final List<String> args = new ArrayList<>(command);
+            args.add("--help");
+            help.add(args);
+        }
+        return help;
     }
 
     /** Every command below {@code line}, as the words that name it, help and test left out (they have no options). */
