@@ -34,7 +34,8 @@ import java.util.concurrent.Callable;
  * their {@link Provenance}; {@link BenchCompareCommand compare} sets two JSON files side by side.
  */
 @Command(name = "bench",
-    customSynopsis = {"xmit bench [-h] [--quick] [--json=FILE] [--report=FILE] [--rounds=N] SCENARIO",
+    customSynopsis = {"xmit bench [-h] [--quick] [--json=FILE]",
+        "                  [--report=FILE] [--rounds=N] SCENARIO",
         "       xmit bench compare A.json B.json"},
     description = "side-by-side benchmarks: tx (Mpps against the baselines), rr (RTT with and without XPS)",
     footer = "Variants run alternately, A B C A B C …; each figure is the median of the rounds, with min and max.")

@@ -49,6 +49,7 @@ final class BenchReport
             .append("body { font-family: sans-serif; margin: 2em; color: #222; }\n")
             .append("table { border-collapse: collapse; margin: 1em 0; }\n")
             .append("th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }\n")
+            .append("td span, td:first-child { white-space: nowrap; }\n")
             .append("th:first-child, td:first-child { text-align: left; }\n")
             .append("table.provenance td { text-align: left; font-family: monospace; }\n")
             .append(".met { color: #2ca02c; } .missed { color: #d62728; font-weight: bold; }\n")
@@ -112,7 +113,7 @@ final class BenchReport
             {
                 final Stat stat = variant.figures().get(figure);
                 html.append("<td data-figure=\"").append(escape(figure)).append("\" data-median=\"")
-                    .append(number(stat.median())).append("\">").append(escape(BenchCommand.cell(stat)))
+                    .append(number(stat.median())).append("\">").append(cell(BenchCommand.cell(figure, stat)))
                     .append("</td>");
             }
             html.append("</tr>\n");
@@ -218,12 +219,13 @@ final class BenchReport
         for (double decade = low; decade <= high; decade++)
         {
             final double y = bottom - CURVE_HEIGHT * (decade - low) / (high - low);
-            final double us = Math.pow(10, decade);
-            html.append(line(LEFT, y, LEFT + plot, y, "#ddd")).append(text(LEFT - 8, y + 4, "end",
-                decade >= 0 ? String.format(Locale.ROOT, "%.0f", us) : BenchCommand.format(us)));
+            // In the unit the decade calls for (10 µs … 100 ms … 1.0 s): a row of 1000000 reads as nothing.
+            html.append(line(LEFT, y, LEFT + plot, y, "#ddd")).append(String.format(Locale.ROOT,
+                "<text class=\"decade\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>%n", LEFT - 8, y + 4,
+                escape(Units.micros(Math.pow(10, decade)))));
         }
         html.append(text(LEFT + plot / 2.0, bottom + 32, "middle", "percentile"))
-            .append(text(40, TOP + CURVE_HEIGHT / 2.0, "middle", "RTT µs"));
+            .append(text(28, TOP + CURVE_HEIGHT / 2.0, "middle", "RTT"));
         for (int v = 0; v < result.variants().size(); v++)
         {
             final ScenarioResult.Variant variant = result.variants().get(v);
@@ -323,6 +325,17 @@ final class BenchReport
             }
             return "<polygon " + paint + " points=\"" + points + "\"/>\n";
         }
+    }
+
+    /**
+     * A figure's cell, {@code 2.5 (2.5–2.6) ms}: the median and the range each kept whole, so a narrow table breaks a
+     * cell only between them.
+     */
+    private static String cell(final String text)
+    {
+        final int range = text.indexOf(" (");
+        return range < 0 ? escape(text) : "<span>" + escape(text.substring(0, range)) + "</span> <span>" +
+            escape(text.substring(range + 1)) + "</span>";
     }
 
     private static String line(final double x1, final double y1, final double x2, final double y2, final String colour)

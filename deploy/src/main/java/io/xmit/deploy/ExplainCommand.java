@@ -1,5 +1,8 @@
 package io.xmit.deploy;
 
+import io.xmit.actors.config.ConfigValues;
+import io.xmit.actors.stats.CountersFile;
+import io.xmit.actors.stats.XpsMapsFile;
 import io.xmit.pipeline.flow.FlowHasher;
 import io.xmit.pipeline.flow.Hashing;
 import io.xmit.pipeline.flow.FlowKey;
@@ -13,6 +16,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -20,8 +25,9 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code xmit explain}: an operator's what-if for TX queue selection. Builds the XPS maps from the given
- * masks (in the order given, as sysfs writes would), then runs the same {@link TxQueueSelector} the pipeline
- * runs and prints the queue, the rule that chose it and the flow hash.
+ * masks (in the order given, as sysfs writes would), or with {@code --live} reads a running pipeline's maps and hash
+ * key from its maps file ({@link XpsMapsFile}), then runs the same {@link TxQueueSelector} the pipeline runs and
+ * prints the queue, the rule that chose it and the flow hash.
  */
 @Command(name = "explain",
     description = "which TX queue a flow leaves on, and the rule that chose it (like `ip route get` for queues)")
@@ -33,6 +39,7 @@ final class ExplainCommand implements Callable<Integer>
     private HelpOption help;
 
     private final PrintStream out;
+    private final PrintStream err;
     private int txQueues = -1;
     private int rxQueues = -1;
     private int cpus = DEFAULT_CPUS;
@@ -47,9 +54,52 @@ final class ExplainCommand implements Callable<Integer>
     /** The --xps-cpus and --xps-rxqs options in the order given, as sysfs writes would be: {option, TXQ=MASK}. */
     private final List<String[]> xps = new ArrayList<>();
 
-    ExplainCommand(final PrintStream out)
+    private boolean live;
+    private String name;
+    private long pid = -1;
+    private int port;
+    private Path dir = CountersFile.DEFAULT_DIRECTORY;
+    private boolean hashKeyGiven;
+    /** With --live, the line saying whose maps were read. */
+    private String liveLine;
+
+    ExplainCommand(final PrintStream out, final PrintStream err)
     {
         this.out = out;
+        this.err = err;
+    }
+
+    @Option(names = "--live", description = "explain against a running pipeline's XPS maps and flow hash key " +
+        "(as xmit stat --xps shows them), not maps given here")
+    void live(final boolean on)
+    {
+        live = on;
+    }
+
+    @Option(names = "--name", paramLabel = "NAME",
+        description = "with --live, the pipeline's name (xmit.name); default: the only pipeline running")
+    void name(final String text)
+    {
+        name = text;
+    }
+
+    @Option(names = "--pid", paramLabel = "N", description = "with --live, the pipeline of process N")
+    void pid(final String text)
+    {
+        pid = Args.intArg("--pid", text, 1, Integer.MAX_VALUE);
+    }
+
+    @Option(names = "--port", paramLabel = "N", description = "with --live, the device port (default 0)")
+    void port(final String text)
+    {
+        port = Args.intArg("--port", text, 0, 0xFFFF);
+    }
+
+    @Option(names = "--dir", paramLabel = "DIR",
+        description = "with --live, where counters files live (default /dev/shm; xmit.counters.directory)")
+    void dir(final String text)
+    {
+        dir = Path.of(text);
     }
 
     @Option(names = "--tx-queues", paramLabel = "N", description = "real number of TX queues (1..65535)")
@@ -132,6 +182,7 @@ final class ExplainCommand implements Callable<Integer>
         {
             throw new UsageException("--hash-key '" + hex + "': expected exactly 32 hex digits (128 bits)");
         }
+        hashKeyGiven = true;
         k0 = Long.parseUnsignedLong(hex.substring(0, 16), 16);
         k1 = Long.parseUnsignedLong(hex.substring(16), 16);
     }
@@ -145,29 +196,34 @@ final class ExplainCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        if (txQueues < 0)
-        {
-            throw new UsageException("--tx-queues is required (the real number of TX queues)");
-        }
         if (flow == null)
         {
             throw new UsageException("--flow is required, e.g. --flow udp:10.0.0.1:5000-10.0.0.2:11211");
         }
-        final int rxQueues = this.rxQueues < 0 ? txQueues : this.rxQueues;
-        if (cpu >= cpus)
+        if (!live && (null != name || pid >= 0 || port != 0 || !CountersFile.DEFAULT_DIRECTORY.equals(dir)))
         {
-            throw new UsageException("--cpu " + cpu + ": beyond the " + cpus + " CPUs (--cpus)");
+            throw new UsageException("--name, --pid, --port and --dir choose the running pipeline --live reads: " +
+                "add --live");
         }
-        if (rxQueue >= rxQueues)
+        final QueueMap map;
+        final FlowHasher hasher;
+        if (live)
         {
-            throw new UsageException("--rx-queue " + rxQueue + ": beyond the " + rxQueues + " RX queues (--rx-queues)");
+            final XpsMapsFile.Maps maps = liveMaps();
+            if (null == maps)
+            {
+                return Main.EXIT_FAILED;
+            }
+            map = maps.port(port);
+            hasher = maps.hasher();
+            check(map.numCpus(), "the pipeline's", map.numRxQueues());
+        }
+        else
+        {
+            map = whatIf();
+            hasher = new FlowHasher(k0, k1);
         }
 
-        QueueMap map = QueueMap.create(txQueues, cpus, rxQueues);
-        for (final String[] option : xps)
-        {
-            map = applyXps(map, option[0], option[1], txQueues, cpus, rxQueues);
-        }
 
         final SocketQueueState socket = new SocketQueueState();
         if (rxQueue >= 0 || cached >= 0)
@@ -187,7 +243,7 @@ final class ExplainCommand implements Callable<Integer>
             socket.packetSent();
         }
 
-        final int hash = new FlowHasher(k0, k1).hash(flow);
+        final int hash = hasher.hash(flow);
         final int picked = TxQueueSelector.pickTx(map, socket, cpu, hash);
         final int txq = TxQueueSelector.queue(picked);
         final SelectionRule rule = TxQueueSelector.rule(picked);
@@ -197,6 +253,10 @@ final class ExplainCommand implements Callable<Integer>
         }
         else
         {
+            if (null != liveLine)
+            {
+                out.println(liveLine);
+            }
             out.printf("flow    %s%n", flow);
             out.printf("hash    0x%08x%n", hash);
             for (final String step : steps(map, rule, cpu, rxQueue, cached, oooOkay, hash))
@@ -206,6 +266,70 @@ final class ExplainCommand implements Callable<Integer>
             out.printf("txq     %d via %s%n", txq, rule.label());
         }
         return Main.EXIT_OK;
+    }
+
+    /** The maps of the options, applied in the order given as sysfs writes would be. */
+    private QueueMap whatIf()
+    {
+        if (txQueues < 0)
+        {
+            throw new UsageException("--tx-queues is required (the real number of TX queues), or --live");
+        }
+        final int rxQueues = this.rxQueues < 0 ? txQueues : this.rxQueues;
+        check(cpus, "--cpus", rxQueues);
+        QueueMap map = QueueMap.create(txQueues, cpus, rxQueues);
+        for (final String[] option : xps)
+        {
+            map = applyXps(map, option[0], option[1], txQueues, cpus, rxQueues);
+        }
+        return map;
+    }
+
+    /** The running pipeline's maps, as its mapping actors last wrote them; null (reported) if it cannot be read. */
+    private XpsMapsFile.Maps liveMaps()
+    {
+        if (txQueues >= 0 || rxQueues >= 0 || cpus != DEFAULT_CPUS || !xps.isEmpty() || hashKeyGiven)
+        {
+            throw new UsageException("--live explains against the running pipeline's maps and hash key: not with " +
+                "--tx-queues, --rx-queues, --cpus, --xps-cpus, --xps-rxqs or --hash-key");
+        }
+        if (!Files.isDirectory(dir))
+        {
+            throw new UsageException("--dir '" + dir + "': not a directory");
+        }
+        try
+        {
+            final RunningPipeline pipeline = RunningPipeline.find(dir, name, pid);
+            final XpsMapsFile.Maps maps = XpsMapsFile.read(pipeline.xpsMaps());
+            if (port >= maps.ports().size())
+            {
+                throw new UsageException("--port " + port + ": pipeline " + pipeline.name() + " has ports 0.." +
+                    (maps.ports().size() - 1));
+            }
+            liveLine = String.format("maps    live: pipeline %s (pid %d) port %s as of %s, txq-reselection %s",
+                pipeline.name(), pipeline.pid(), RunSummary.portName(port), maps.written(),
+                ConfigValues.render(maps.txqReselection()));
+            return maps;
+        }
+        catch (final IllegalStateException ex)
+        {
+            err.println("xmit explain: " + ex.getMessage());
+            return null;
+        }
+    }
+
+    /** {@code --cpu} and {@code --rx-queue} within the CPUs and RX queues the maps have. */
+    private void check(final int cpus, final String cpusFrom, final int rxQueues)
+    {
+        if (cpu >= cpus)
+        {
+            throw new UsageException("--cpu " + cpu + ": beyond the " + cpus + " CPUs (" + cpusFrom + ")");
+        }
+        if (rxQueue >= rxQueues)
+        {
+            throw new UsageException("--rx-queue " + rxQueue + ": beyond the " + rxQueues + " RX queues (" +
+                ("--cpus".equals(cpusFrom) ? "--rx-queues" : cpusFrom) + ")");
+        }
     }
 
     /** The rules consulted, in the selector's order, up to the one that chose (kernel-semantics §1–3). */

@@ -53,6 +53,14 @@ final class Json
         return this;
     }
 
+    /** An element of the current array. */
+    Json value(final String value)
+    {
+        separate();
+        quote(value);
+        return this;
+    }
+
     Json field(final String name, final long value)
     {
         key(name).afterKey = false;

@@ -32,8 +32,10 @@ public final class Main implements Callable<Integer>
     public static final int EXIT_OK = 0;
     public static final int EXIT_FAILED = 1;
     public static final int EXIT_USAGE = 2;
-    /** Help text is laid out for this many columns, whatever the terminal, so docs/cli.md can hold it as printed. */
+    /** Help text piped or redirected is laid out for this many columns, so docs/cli.md can hold it as printed. */
     static final int HELP_WIDTH = 120;
+    /** On a terminal help fits its width, but no narrower than this (picocli's narrowest layout). */
+    static final int MIN_HELP_WIDTH = 55;
 
     @Spec
     private CommandSpec spec;
@@ -77,7 +79,7 @@ public final class Main implements Callable<Integer>
                 .addSubcommand(new BenchCompareCommand(out)))
             .addSubcommand(ClusterCommand.commandLine(out, err))
             .addSubcommand(new CompletionCommand(out))
-            .addSubcommand(new ExplainCommand(out))
+            .addSubcommand(new ExplainCommand(out, err))
             .addSubcommand(new RunCommand(out, terminal, err))
             .addSubcommand(new StatCommand(out, terminal, err))
             .addSubcommand(new CommandLine(new TraceCommand(err)).addSubcommand(new TraceCommand.Show(out, err)))
@@ -91,7 +93,7 @@ public final class Main implements Callable<Integer>
         // Picocli's own help command, described as the others are.
         line.getSubcommands().get("help").getCommandSpec().usageMessage()
             .header("a command's options, as `xmit COMMAND --help` shows them: `xmit help COMMAND`");
-        line.setUsageHelpWidth(HELP_WIDTH);
+        line.setUsageHelpWidth(helpWidth(terminal));
         line.setParameterExceptionHandler((ex, args) ->
         {
             err.println(line(ex));
@@ -107,6 +109,12 @@ public final class Main implements Callable<Integer>
             throw ex;
         });
         return line;
+    }
+
+    /** The terminal's width, not below {@link #MIN_HELP_WIDTH}; {@link #HELP_WIDTH} when piped. */
+    static int helpWidth(final Terminal terminal)
+    {
+        return terminal.interactive() ? Math.max(MIN_HELP_WIDTH, terminal.columns()) : HELP_WIDTH;
     }
 
     /** No command: the overview, on stderr, as a usage error. */

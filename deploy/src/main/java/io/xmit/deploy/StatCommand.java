@@ -8,6 +8,7 @@ import io.xmit.actors.stats.CounterScope.Stage;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.actors.stats.CountersView;
+import io.xmit.actors.stats.XpsMapsFile;
 
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import picocli.CommandLine.Command;
@@ -35,7 +36,6 @@ import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -55,7 +55,6 @@ import java.util.regex.Pattern;
 final class StatCommand implements Callable<Integer>
 {
     private static final DateTimeFormatter TIME = new DateTimeFormatterBuilder().appendInstant(3).toFormatter(Locale.ROOT);
-    private static final Pattern FILE_NAME = Pattern.compile("xmit-(\\d+)-(.+)\\.counters");
 
     /** TX queue columns: counter kind, JSON field; rates unless a gauge. */
     private static final Column[] TX_COUNTERS = {
@@ -120,7 +119,12 @@ final class StatCommand implements Callable<Integer>
         "ethtool -S), sorted by what it belongs to")
     private boolean all;
 
+    @Option(names = "--xps", description = "print the pipeline's XPS maps once, as its mapping actors last changed " +
+        "them: per port the rules in force, each TX queue's xps_cpus and xps_rxqs, each map's entries")
+    private boolean xps;
+
     private Pattern filter;
+    private long pid = -1;
 
     private int count = Integer.MAX_VALUE;
     private double interval = 1;
@@ -149,6 +153,12 @@ final class StatCommand implements Callable<Integer>
     void interval(final String text)
     {
         interval = seconds(text);
+    }
+
+    @Option(names = "--pid", paramLabel = "N", description = "the pipeline of process N (with NAME: that one of them)")
+    void pid(final String text)
+    {
+        pid = Args.intArg("--pid", text, 1, Integer.MAX_VALUE);
     }
 
     @Option(names = "--dir", paramLabel = "DIR",
@@ -189,15 +199,29 @@ final class StatCommand implements Callable<Integer>
         {
             throw new UsageException("--all prints every counter once: not with --json, --count, --prometheus or --jmx");
         }
+        if (xps && (all || null != prometheus || jmx || count != Integer.MAX_VALUE))
+        {
+            throw new UsageException("--xps prints the XPS maps once: not with --all, --count, --prometheus or --jmx");
+        }
         if (!Files.isDirectory(dir))
         {
             throw new UsageException("--dir '" + dir + "': not a directory");
         }
-        final Path file = find(dir, name, err);
-        if (null == file)
+        final RunningPipeline pipeline;
+        try
         {
+            pipeline = RunningPipeline.find(dir, name, pid);
+        }
+        catch (final IllegalStateException ex)
+        {
+            err.println("xmit stat: " + ex.getMessage());
             return Main.EXIT_FAILED;
         }
+        if (xps)
+        {
+            return xps(pipeline);
+        }
+        final Path file = pipeline.counters();
         final CountersView view;
         try
         {
@@ -215,7 +239,7 @@ final class StatCommand implements Callable<Integer>
                 return dump(view);
             }
             return null != prometheus || jmx ? export(view) : watch(view, once, json, count, interval,
-                new LiveOutput(out, terminal));
+                new LiveOutput(out, terminal), terminal.columns());
         }
         catch (final IllegalStateException ex)
         {
@@ -239,13 +263,13 @@ final class StatCommand implements Callable<Integer>
      * piped each follows the last (a JSON object per line either way).
      */
     private static int watch(final CountersView view, final boolean once, final boolean json, final int count,
-        final double interval, final LiveOutput out) throws InterruptedException
+        final double interval, final LiveOutput out, final int width) throws InterruptedException
     {
-        final String name = pipelineName(view.path());
+        final String name = RunningPipeline.of(view.path()).name();
         Snapshot last = Snapshot.read(view);
         if (once)
         {
-            out.println(json ? last.json(name, view.pid(), null) : last.table(name, view.pid(), null));
+            out.println(json ? last.json(name, view.pid(), null) : last.table(name, view.pid(), null, width));
             return Main.EXIT_OK;
         }
         final String every = BigDecimal.valueOf(interval).stripTrailingZeros().toPlainString();
@@ -265,12 +289,30 @@ final class StatCommand implements Callable<Integer>
             {
                 final List<String> block = new ArrayList<>();
                 block.add("at " + TIME.format(now.time) + ", every " + every + " s");
-                block.addAll(now.table(name, view.pid(), last).lines().toList());
+                block.addAll(now.table(name, view.pid(), last, width).lines().toList());
                 block.add("");
                 out.block(block);
             }
             last = now;
         }
+        return Main.EXIT_OK;
+    }
+
+    /** {@code --xps}: the pipeline's XPS maps, as its mapping actors last wrote them. */
+    private int xps(final RunningPipeline pipeline)
+    {
+        final XpsMapsFile.Maps maps;
+        try
+        {
+            maps = XpsMapsFile.read(pipeline.xpsMaps());
+        }
+        catch (final IllegalStateException ex)
+        {
+            err.println("xmit stat: " + ex.getMessage());
+            return Main.EXIT_FAILED;
+        }
+        out.print(json ? XpsMapsView.json(pipeline.name(), pipeline.pid(), maps) + System.lineSeparator() :
+            XpsMapsView.text(pipeline.name(), pipeline.pid(), maps));
         return Main.EXIT_OK;
     }
 
@@ -280,7 +322,7 @@ final class StatCommand implements Callable<Integer>
         final List<CounterDump.Line> lines = CounterDump.read(view, filter);
         if (lines.isEmpty())
         {
-            err.println("xmit stat: no counter of pipeline " + pipelineName(view.path()) +
+            err.println("xmit stat: no counter of pipeline " + RunningPipeline.of(view.path()).name() +
                 (null == filter ? " is allocated yet" : " matches --filter '" + filter.pattern() + "'"));
             return Main.EXIT_FAILED;
         }
@@ -295,7 +337,7 @@ final class StatCommand implements Callable<Integer>
      */
     private int export(final CountersView view) throws InterruptedException
     {
-        final String pipeline = pipelineName(view.path());
+        final String pipeline = RunningPipeline.of(view.path()).name();
         HTTPServer server = null;
         JmxExport beans = null;
         try
@@ -360,53 +402,6 @@ final class StatCommand implements Callable<Integer>
         return true;
     }
 
-    /** The counters file of the named pipeline, or of the only one running; null (reported) if there is none. */
-    static Path find(final Path dir, final String name, final PrintStream err)
-    {
-        final List<Path> running = new ArrayList<>();
-        for (final Path file : CountersFile.list(dir))
-        {
-            final Matcher matcher = FILE_NAME.matcher(file.getFileName().toString());
-            if (matcher.matches() && alive(Long.parseLong(matcher.group(1))) &&
-                (null == name || name.equals(matcher.group(2))))
-            {
-                running.add(file);
-            }
-        }
-        if (running.size() == 1)
-        {
-            return running.get(0);
-        }
-        if (running.isEmpty())
-        {
-            err.println("xmit stat: no xmit pipeline" + (null == name ? "" : " named '" + name + "'") +
-                " is running (no counters file of a live process in " + dir + ")");
-        }
-        else
-        {
-            final List<String> names = new ArrayList<>();
-            for (final Path file : running)
-            {
-                final Matcher matcher = FILE_NAME.matcher(file.getFileName().toString());
-                names.add(matcher.matches() ? matcher.group(2) + " (pid " + matcher.group(1) + ")" : file.toString());
-            }
-            err.println("xmit stat: " + running.size() + " pipelines are running, name one: " +
-                String.join(", ", names));
-        }
-        return null;
-    }
-
-    private static boolean alive(final long pid)
-    {
-        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-    }
-
-    private static String pipelineName(final Path file)
-    {
-        final Matcher matcher = FILE_NAME.matcher(file.getFileName().toString());
-        return matcher.matches() ? matcher.group(2) : file.toString();
-    }
-
     private static double seconds(final String text)
     {
         try
@@ -468,27 +463,31 @@ final class StatCommand implements Callable<Integer>
             return (now - before.values.getOrDefault(key, 0L)) / seconds;
         }
 
-        String table(final String name, final long pid, final Snapshot before)
+        /**
+         * The tables, each reflowed to {@code width}: the columns that do not fit follow in further blocks under the
+         * row names again, and the books wrap at spaces, so nothing is cut ({@link Integer#MAX_VALUE}: one block).
+         */
+        String table(final String name, final long pid, final Snapshot before, final int width)
         {
-            final StringBuilder text = new StringBuilder();
-            text.append(String.format(Locale.ROOT, "pipeline %s (pid %d)  %s%n", name, pid,
+            final List<String> lines = new ArrayList<>();
+            lines.add(String.format(Locale.ROOT, "pipeline %s (pid %d)  %s", name, pid,
                 null == before ? "totals since start" : "per second"));
             for (final Map.Entry<Integer, TreeSet<Integer>> port : txqs.entrySet())
             {
                 final int p = port.getKey();
-                text.append(String.format(Locale.ROOT, "port %s  %-4s %12s %14s %7s %5s %9s %9s %9s %7s %7s %8s %8s" +
-                    " %9s%n", RunSummary.portName(p), "txq", "packets", "bytes", "bypass", "bulk", "requeues",
-                    "overflow", "oversize", "drv_err", "stops", "wakes", "wd_reset", "backlog"));
+                final List<List<String>> rows = new ArrayList<>();
+                rows.add(List.of("port " + RunSummary.portName(p) + "  txq", "packets", "bytes", "bypass", "bulk",
+                    "requeues", "overflow", "oversize", "drv_err", "stops", "wakes", "wd_reset", "backlog"));
                 for (final int q : port.getValue())
                 {
                     final CounterScope txq = CounterScope.txq(p, q);
                     final double packets = value(CounterType.QDISC_PACKETS, txq, before, false);
                     final double bulks = value(CounterType.QDISC_BULKS, txq, before, false);
                     final double bypassed = value(CounterType.QDISC_BYPASSED, txq, before, false);
-                    text.append(String.format(Locale.ROOT, "        %-4d %12s %14s %6.0f%% %5.1f %9s %9s %9s %7s %7s" +
-                        " %8s %8s %9s%n", q, number(packets),
+                    rows.add(List.of("        " + q, number(packets),
                         number(value(CounterType.QDISC_BYTES, txq, before, false)),
-                        packets > 0 ? 100 * bypassed / packets : 0, bulks > 0 ? packets / bulks : 0,
+                        String.format(Locale.ROOT, "%.0f%%", packets > 0 ? 100 * bypassed / packets : 0),
+                        String.format(Locale.ROOT, "%.1f", bulks > 0 ? packets / bulks : 0),
                         number(value(CounterType.QDISC_REQUEUES, txq, before, false)),
                         number(value(CounterType.QDISC_DROP_OVERFLOW, txq, before, false)),
                         number(value(CounterType.QDISC_DROP_OVERSIZE, txq, before, false)),
@@ -498,17 +497,18 @@ final class StatCommand implements Callable<Integer>
                         number(value(CounterType.TXQ_WATCHDOG_RESETS, txq, before, false)),
                         number(value(CounterType.QDISC_BACKLOG_PACKETS, txq, before, true))));
                 }
+                lines.addAll(Table.blocks(rows, width));
             }
             for (final Map.Entry<Integer, TreeSet<Integer>> port : rxqs.entrySet())
             {
                 final int p = port.getKey();
-                text.append(String.format(Locale.ROOT, "port %s  %-4s %12s %14s %12s %10s %10s %10s %11s%n",
-                    RunSummary.portName(p), "rxq", "packets", "bytes", "delivered", "no_socket", "malformed",
-                    "ring_full", "unsupported"));
+                final List<List<String>> rows = new ArrayList<>();
+                rows.add(List.of("port " + RunSummary.portName(p) + "  rxq", "packets", "bytes", "delivered",
+                    "no_socket", "malformed", "ring_full", "unsupported"));
                 for (final int q : port.getValue())
                 {
                     final CounterScope rxq = CounterScope.rxq(p, q);
-                    text.append(String.format(Locale.ROOT, "        %-4d %12s %14s %12s %10s %10s %10s %11s%n", q,
+                    rows.add(List.of("        " + q,
                         number(value(CounterType.RX_PACKETS, rxq, before, false)),
                         number(value(CounterType.RX_BYTES, rxq, before, false)),
                         number(value(CounterType.RX_DELIVERED, rxq, before, false)),
@@ -517,9 +517,10 @@ final class StatCommand implements Callable<Integer>
                         number(value(CounterType.RX_DROP_SOCKET_RING_FULL, rxq, before, false)),
                         number(value(CounterType.RX_DROP_UNSUPPORTED, rxq, before, false))));
                 }
+                lines.addAll(Table.blocks(rows, width));
             }
-            text.append("books: ").append(books()).append(System.lineSeparator());
-            return text.toString();
+            lines.addAll(Table.wrap("books: " + books(), width, "  "));
+            return String.join(System.lineSeparator(), lines) + System.lineSeparator();
         }
 
         /**

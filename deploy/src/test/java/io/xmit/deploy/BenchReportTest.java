@@ -42,6 +42,27 @@ class BenchReportTest
         assertEquals(List.of("0", "90", "99", "99.9", "99.99", "max"), texts(curve, "class", "nines"));
     }
 
+    /** The RTT axis, a decade a gridline, and the tables' times, each in the unit its size calls for. */
+    @Test
+    void timesAreInTheUnitTheirSizeCallsFor() throws Exception
+    {
+        final Document report = report();
+        final Element curve = svg(report, "rtt_percentiles_us");
+        assertEquals(List.of("10 µs", "100 µs", "1.0 ms"), texts(curve, "class", "decade"));
+        assertEquals(List.of("RTT"), texts(curve, null, null).stream().filter(text -> text.startsWith("RTT")).toList());
+        final List<String> times = new ArrayList<>();
+        final NodeList cells = report.getElementsByTagName("td");
+        for (int i = 0; i < cells.getLength(); i++)
+        {
+            final Element cell = (Element)cells.item(i);
+            if (cell.getAttribute("data-figure").endsWith("_us"))
+            {
+                times.add(cell.getTextContent());
+            }
+        }
+        assertEquals(List.of("31 (30–31) µs", "26 (25–26) µs", "21 (20–21) µs"), times);
+    }
+
     @Test
     void rrChartsTheCrossCpuShareOfEachVariantInPercent() throws Exception
     {

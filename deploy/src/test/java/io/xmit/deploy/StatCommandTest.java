@@ -248,8 +248,10 @@ class StatCommandTest
         assertTrue(blocks[0].lines().allMatch(line -> line.length() <= 80) &&
             second.stream().allMatch(line -> line.length() <= 80), result.out());
         assertTrue(second.getFirst().matches("at 20.*Z, every 0\\.2 s"), second.getFirst());
-        assertTrue(second.stream().anyMatch(line -> line.matches("port A {2}txq .*…")), "cut to the width: " +
-            result.out());
+        assertTrue(second.stream().noneMatch(line -> line.endsWith("…")), "nothing cut: " + result.out());
+        assertEquals(List.of("port A  txq  packets  bytes  bypass  bulk  requeues  overflow  oversize  drv_err",
+            "port A  txq  stops  wakes  wd_reset  backlog"),
+            second.stream().filter(line -> line.startsWith("port A  txq")).toList(), "reflowed: " + result.out());
     }
 
     /**
@@ -282,7 +284,9 @@ class StatCommandTest
         assertEquals(2, stamps.size(), output);
         assertTrue(stamps.getLast().matches("\\r?\\033\\[\\d+A\\033\\[Jat .*"), "the second over the first: " + output);
         assertTrue(output.lines().filter(line -> line.startsWith("port ")).allMatch(line -> line.length() <= 60) &&
-            output.lines().anyMatch(line -> line.startsWith("port A  txq") && line.endsWith("…")), output);
+            output.lines().noneMatch(line -> line.endsWith("…")), output);
+        assertTrue(output.lines().anyMatch(line -> line.startsWith("port A  txq") && line.endsWith("backlog")) &&
+            output.lines().anyMatch(line -> line.startsWith("port A  rxq") && line.endsWith("unsupported")), output);
     }
 
     @Test
@@ -295,17 +299,94 @@ class StatCommandTest
             line.endsWith("backlog")), output);
     }
 
+    /**
+     * On a terminal of 80 or 200 columns every line fits and every cell is there: the columns that do not fit follow
+     * in blocks under the queue numbers again, the books wrap. The pipeline is quiet, so the totals do not move.
+     */
     @Test
-    void noPipelineRunningIsOneLineAndExitOne(@TempDir final Path empty)
+    void stationTablesReflowToTheTerminalsWidthLosingNothing() throws InterruptedException
+    {
+        echo(50);
+        // The device's own counters reach the file on a watchdog tick: wait for the books to show every packet home.
+        Await.until("the books to settle with nothing in flight",
+            () -> !books(xmit("stat", "--once", "--dir", dir.toString()).out()).matches(".*in flight (-|[1-9]).*"),
+            () -> books(xmit("stat", "--once", "--dir", dir.toString()).out()));
+        final RunCommandTest.Result piped = xmit("stat", "--once", "--dir", dir.toString());
+        assertEquals(Main.EXIT_OK, piped.code(), piped.err());
+        assertTrue(piped.out().lines().anyMatch(line -> line.length() > 120), "wider than 120 when piped");
+        for (final int width : new int[] {80, 200})
+        {
+            final RunCommandTest.Result fitted = xmit(new Terminal(true, width), "stat", "--once", "--dir",
+                dir.toString());
+            assertEquals(Main.EXIT_OK, fitted.code(), fitted.err());
+            assertEquals(List.of(), fitted.out().lines().filter(line -> line.length() > width).toList(),
+                "lines wider than " + width);
+            assertEquals(cells(piped.out()), cells(fitted.out()), width + " columns:\n" + fitted.out());
+            assertEquals(books(piped.out()), books(fitted.out()), width + " columns:\n" + fitted.out());
+        }
+    }
+
+    /** Each table's cells as "port A txq 3 bytes = 1,234", whatever blocks they were printed in. */
+    private static List<String> cells(final String out)
+    {
+        final List<String> cells = new ArrayList<>();
+        List<String> header = List.of();
+        String table = "";
+        for (final String line : out.lines().toList())
+        {
+            final String[] words = line.strip().split(" +");
+            if (line.startsWith("port "))
+            {
+                table = words[0] + " " + words[1] + " " + words[2];
+                header = List.of(words).subList(3, words.length);
+            }
+            else if (line.startsWith("        "))
+            {
+                for (int c = 1; c < words.length; c++)
+                {
+                    cells.add(table + " " + words[0] + " " + header.get(c - 1) + " = " + words[c]);
+                }
+            }
+        }
+        return cells.stream().sorted().toList();
+    }
+
+    /** The books line, its wrapped lines joined again. */
+    private static String books(final String out)
+    {
+        final List<String> lines = out.lines().toList();
+        final StringBuilder books = new StringBuilder();
+        for (int i = 0; i < lines.size(); i++)
+        {
+            if (lines.get(i).startsWith("books: ") || !books.isEmpty() && lines.get(i).startsWith("  "))
+            {
+                books.append(books.isEmpty() ? "" : " ").append(lines.get(i).strip());
+            }
+        }
+        return books.toString();
+    }
+
+    /** Nothing running is a failure, exit 1; a name or pid that no running pipeline has is a bad argument, exit 2. */
+    @Test
+    void noPipelineRunningIsOneLineAndExitOneAndAWrongNameExitTwo(@TempDir final Path empty)
     {
         final RunCommandTest.Result none = xmit("stat", "--dir", empty.toString());
         assertEquals(Main.EXIT_FAILED, none.code());
         assertEquals("xmit stat: no xmit pipeline is running (no counters file of a live process in " + empty + ")",
             none.err().strip());
+        final long pid = ProcessHandle.current().pid();
         final RunCommandTest.Result unnamed = xmit("stat", "other", "--once", "--dir", dir.toString());
-        assertEquals(Main.EXIT_FAILED, unnamed.code());
+        assertEquals(Main.EXIT_USAGE, unnamed.code());
+        assertEquals("xmit stat: no xmit pipeline named 'other' is running (running: stat-test (pid " + pid + "))",
+            unnamed.err().strip());
+        final RunCommandTest.Result otherPid = xmit("stat", "--pid", "2147483647", "--dir", dir.toString());
+        assertEquals(Main.EXIT_USAGE, otherPid.code());
+        assertEquals("xmit stat: no xmit pipeline in process 2147483647 is running (running: stat-test (pid " + pid +
+            "))", otherPid.err().strip());
+        final RunCommandTest.Result nameElsewhere = xmit("stat", "other", "--dir", empty.toString());
+        assertEquals(Main.EXIT_USAGE, nameElsewhere.code());
         assertEquals("xmit stat: no xmit pipeline named 'other' is running (no counters file of a live process in " +
-            dir + ")", unnamed.err().strip());
+            empty + ")", nameElsewhere.err().strip());
         assertEquals(Main.EXIT_USAGE, xmit("stat", "--count", "0").code());
     }
 

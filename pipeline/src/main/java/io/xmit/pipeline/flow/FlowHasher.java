@@ -41,6 +41,15 @@ public final class FlowHasher
     }
 
     /**
+     * The key as 32 hex digits, {@code k0} then {@code k1}, the form {@code xmit explain --hash-key} takes: for a tool
+     * that explains a running pipeline's choices, never for a log (the kernel keeps its key secret from hash floods).
+     */
+    public String keyHex()
+    {
+        return String.format("%016x%016x", k0, k1);
+    }
+
+    /**
      * The flow hash of {@code key} (kernel-semantics §3.4): direction-independent, stable, never 0.
      */
     public int hash(final FlowKey key)

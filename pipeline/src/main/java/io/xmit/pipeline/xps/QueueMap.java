@@ -83,6 +83,30 @@ public final class QueueMap
     }
 
     /**
+     * The map whose entries are {@code cpuEntries} and {@code rxqEntries} (entry {@code j}: the TX queues of CPU or RX
+     * queue {@code j}, in map order; empty for none), as {@link #cpuEntry} and {@link #rxqEntry} read them back: how a
+     * map written out by a running pipeline is rebuilt in another process, with the order of each entry kept.
+     *
+     * @throws IllegalArgumentException if a count is outside the limits in the class comment, {@code realNumTx} is
+     *                                  above {@code numTxQueues}, there is not one entry per CPU and per RX queue,
+     *                                  or an entry names a queue twice or one that is not real.
+     */
+    public static QueueMap fromEntries(final int numTxQueues, final int realNumTx, final int numCpus,
+        final int numRxQueues, final int[][] cpuEntries, final int[][] rxqEntries)
+    {
+        checkRange("numTxQueues", numTxQueues, MAX_TX_QUEUES);
+        checkRange("realNumTx", realNumTx, numTxQueues);
+        checkRange("numCpus", numCpus, MAX_CPUS);
+        checkRange("numRxQueues", numRxQueues, MAX_RX_QUEUES);
+        checkEntries("cpu", cpuEntries, numCpus, realNumTx);
+        checkEntries("rx queue", rxqEntries, numRxQueues, realNumTx);
+        final Flat cpus = flatten(cpuEntries);
+        final Flat rxqs = flatten(rxqEntries);
+        return new QueueMap(numTxQueues, realNumTx, numCpus, numRxQueues, cpus.start, cpus.queues, rxqs.start,
+            rxqs.queues);
+    }
+
+    /**
      * The XPS queue for a packet, rx-queue map first, then the CPU map (kernel-semantics §2.1–§2.3).
      *
      * @param senderCpu the 0-based xmit CPU sending, or -1 when not sending from a pipeline CPU (skips the
@@ -431,6 +455,29 @@ public final class QueueMap
         if (value < 1 || value > max)
         {
             throw new IllegalArgumentException(name + " " + value + " is outside 1.." + max);
+        }
+    }
+
+    // An entry holds each real queue at most once (§2.6 appends a queue only if absent; §2.7 removes those not real).
+    private static void checkEntries(final String name, final int[][] entries, final int count, final int realNumTx)
+    {
+        if (null == entries || entries.length != count)
+        {
+            throw new IllegalArgumentException("expected one " + name + " entry for each of " + count + " " + name +
+                "s, got " + (null == entries ? "none" : entries.length));
+        }
+        for (int j = 0; j < count; j++)
+        {
+            for (int i = 0; i < entries[j].length; i++)
+            {
+                final int queue = entries[j][i];
+                if (queue < 0 || queue >= realNumTx || indexOf(entries[j], queue) != i)
+                {
+                    throw new IllegalArgumentException(name + " " + j + "'s entry " + Arrays.toString(entries[j]) +
+                        (queue < 0 || queue >= realNumTx ? " names tx-" + queue + "; queues are tx-0..tx-" +
+                        (realNumTx - 1) : " names tx-" + queue + " twice"));
+                }
+            }
         }
     }
 

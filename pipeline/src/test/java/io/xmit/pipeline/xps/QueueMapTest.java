@@ -297,4 +297,37 @@ class QueueMapTest
         assertEquals("QueueMap{realNumTx=4, numCpus=4, numRxQueues=2, xpsCpus={0=[1, 2], 3=[2]}, xpsRxqs={1=[3]}}",
             map.toString());
     }
+
+    /** A map rebuilt from its entries keeps each entry's order, so a flow hash picks as it did in the original. */
+    @Test
+    void rebuiltFromItsEntriesKeepsEachEntrysOrder()
+    {
+        final QueueMap written = QueueMap.create(4, 2, 4)
+            .withXpsCpus(3, XpsMask.of(2, 0)).withXpsCpus(1, XpsMask.of(2, 0, 1))
+            .withXpsRxqs(2, XpsMask.of(4, 1)).withRealNumTx(3);
+        final QueueMap rebuilt = QueueMap.fromEntries(written.numTxQueues(), written.realNumTx(), 2, 4,
+            new int[][] {written.cpuEntry(0), written.cpuEntry(1)},
+            new int[][] {written.rxqEntry(0), written.rxqEntry(1), written.rxqEntry(2), written.rxqEntry(3)});
+        assertEquals(written.toString(), rebuilt.toString());
+        assertEquals(4, rebuilt.numTxQueues());
+        assertArrayEquals(new int[] {1}, rebuilt.cpuEntry(0), "tx-3 went with the shrink");
+        for (int hash = 0; hash < 64; hash++)
+        {
+            assertEquals(written.xpsQueue(0, 1, hash * 0x3C6EF372), rebuilt.xpsQueue(0, 1, hash * 0x3C6EF372));
+        }
+    }
+
+    @Test
+    void rebuildingRefusesEntriesNoWriteCouldMake()
+    {
+        assertEquals("cpu 1's entry [0, 4] names tx-4; queues are tx-0..tx-3", assertThrows(
+            IllegalArgumentException.class, () -> QueueMap.fromEntries(4, 4, 2, 1, new int[][] {{}, {0, 4}},
+                new int[][] {{}})).getMessage());
+        assertEquals("rx queue 0's entry [2, 2] names tx-2 twice", assertThrows(IllegalArgumentException.class,
+            () -> QueueMap.fromEntries(4, 4, 1, 1, new int[][] {{}}, new int[][] {{2, 2}})).getMessage());
+        assertEquals("expected one cpu entry for each of 2 cpus, got 1", assertThrows(IllegalArgumentException.class,
+            () -> QueueMap.fromEntries(4, 4, 2, 1, new int[][] {{}}, new int[][] {{}})).getMessage());
+        assertEquals("realNumTx 5 is outside 1..4", assertThrows(IllegalArgumentException.class,
+            () -> QueueMap.fromEntries(4, 5, 1, 1, new int[][] {{}}, new int[][] {{}})).getMessage());
+    }
 }

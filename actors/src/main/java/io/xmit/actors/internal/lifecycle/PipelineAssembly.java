@@ -30,12 +30,14 @@ import io.xmit.actors.stats.CounterScope.Stage;
 import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
+import io.xmit.actors.stats.XpsMapsFile;
 import io.xmit.actors.trace.Tracer;
 import io.xmit.pipeline.flow.FlowHasher;
 import io.xmit.pipeline.qdisc.PfifoFast;
 import io.xmit.pipeline.txq.ByteQueueLimits;
 import io.xmit.pipeline.txq.Jiffies;
 import io.xmit.pipeline.txq.TxQueueState;
+import io.xmit.pipeline.xps.QueueMap;
 import io.xmit.transport.nic.NicDevice;
 import io.xmit.transport.nic.NicDriver;
 import io.xmit.transport.nic.NicSpec;
@@ -55,10 +57,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Builds a pipeline from its configuration: the counters file, the device, the rings and the tracer, the CPUs, and
- * per port its context and mapping actor, per TX queue its qdisc and completion actors, its host, its watchdog, per
- * RX queue its actor. Placement: RX queue i and TX queue i of every port run on CPU {@code i mod cpus}, a port's host
- * on CPU 0. If anything fails, whatever was already made is released.
+ * Builds a pipeline from its configuration: the counters file, the device, the rings, the XPS maps file and the
+ * tracer, the CPUs, and per port its context and mapping actor, per TX queue its qdisc and completion actors, its
+ * host, its watchdog, per RX queue its actor. Placement: RX queue i and TX queue i of every port run on CPU
+ * {@code i mod cpus}, a port's host on CPU 0. If anything fails, whatever was already made is released.
  */
 public final class PipelineAssembly
 {
@@ -71,6 +73,7 @@ public final class PipelineAssembly
     private final SendGate gate = new SendGate();
     private final FlowHasher hasher = FlowHasher.random();
     private CountersFile counters;
+    private XpsMapsFile xpsMaps;
     private Rings rings;
     private Tracer tracer;
     private Props[] cpus;
@@ -145,11 +148,15 @@ public final class PipelineAssembly
         final int portCount = device.portCount();
         final int[] rxQueues = new int[portCount];
         final int[] txQueues = new int[portCount];
+        final QueueMap[] queueMaps = new QueueMap[portCount];
         for (int p = 0; p < portCount; p++)
         {
             rxQueues[p] = device.port(p).rxQueueCount();
             txQueues[p] = device.port(p).txQueueCount();
+            queueMaps[p] = InitialQueueMap.of(config, p, txQueues[p], rxQueues[p]);
         }
+        xpsMaps = XpsMapsFile.create(counters.path(), hasher, config.txqReselection(), queueMaps);
+        made.add(xpsMaps);
         tracer = new Tracer(config.trace(), config.name(), spec.backend().label(), rxQueues, txQueues, counters);
         made.add(tracer);
 
@@ -178,13 +185,13 @@ public final class PipelineAssembly
             final TxQueueRings txRings = txQueueRings(p, driver.txQueueCount());
             final HostParts host = hostParts(p, driver);
             ports[p] = new PortContext(p, host.address(), txRings.publications(), hasher, driver.maxFrame(),
-                InitialQueueMap.of(config, p, driver.txQueueCount(), driver.rxQueueCount()), gate, host.path());
+                queueMaps[p], gate, host.path());
             retiredSent[p] = counters.allocate(CounterType.SOCKET_SENT_RETIRED, CounterScope.port(p));
             retiredDelivered[p] = counters.allocate(CounterType.SOCKET_DELIVERED_RETIRED, CounterScope.port(p));
             closedDrops[p] = counters.allocate(CounterType.SOCKET_DROP_CLOSED, CounterScope.port(p));
             deviceRx[p] = new DeviceRxCounters(driver, counters);
             mappings.add((ActorRef<MappingActor.Command>)spawn("mapping-" + p,
-                MappingActor.create(ports[p], driver.txQueueCount()), Props.empty()));
+                MappingActor.create(ports[p], driver.txQueueCount(), xpsMaps), Props.empty()));
             qdiscs[p] = txQueues(p, driver, txRings, deviceRx[p]);
             if (null != host.path())
             {
@@ -198,8 +205,9 @@ public final class PipelineAssembly
             interrupts[port].incrementRelease();
             rxDoorbells[port][queue].ring();
         });
-        return new PipelineParts(system, config, device, rings, counters, tracer, cpus, ports, mappings, qdiscs,
-            engines, sockets, gate, retiredSent, retiredDelivered, closedDrops, deviceRx, jiffies, guardian, terminated);
+        return new PipelineParts(system, config, device, rings, counters, xpsMaps, tracer, cpus, ports, mappings,
+            qdiscs, engines, sockets, gate, retiredSent, retiredDelivered, closedDrops, deviceRx, jiffies, guardian,
+            terminated);
     }
 
     /**

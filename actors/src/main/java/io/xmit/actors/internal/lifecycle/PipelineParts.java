@@ -11,6 +11,7 @@ import io.xmit.actors.internal.socket.SocketTable;
 import io.xmit.actors.internal.xps.MappingActor;
 import io.xmit.actors.internal.xps.PortContext;
 import io.xmit.actors.stats.CountersFile;
+import io.xmit.actors.stats.XpsMapsFile;
 import io.xmit.actors.trace.Tracer;
 import io.xmit.transport.nic.NicDevice;
 import io.xmit.transport.ring.Rings;
@@ -23,9 +24,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * What a running pipeline is made of, as {@link PipelineAssembly} built it: the device, rings, counters and tracer
- * (released by the stop), the CPUs' placements, each port's context, mapping actor and qdisc actors, the stage
- * engines, the socket table and the gate a stop closes, and the guardian every actor runs under.
+ * What a running pipeline is made of, as {@link PipelineAssembly} built it: the device, rings, counters, XPS maps
+ * file and tracer (released by the stop), the CPUs' placements, each port's context, mapping actor and qdisc actors,
+ * the stage engines, the socket table and the gate a stop closes, and the guardian every actor runs under.
  *
  * @param cpus        each CPU's dispatcher (with the pipeline's mailbox), indexed by CPU.
  * @param retiredSent per port, what the sockets closed so far had sent (the books' "accepted" keeps it).
@@ -41,6 +42,7 @@ public record PipelineParts(
     NicDevice device,
     Rings rings,
     CountersFile counters,
+    XpsMapsFile xpsMaps,
     Tracer tracer,
     Props[] cpus,
     PortContext[] ports,
@@ -63,7 +65,7 @@ public record PipelineParts(
      */
     public List<AutoCloseable> resources()
     {
-        return List.of(device, rings, tracer, counters);
+        return List.of(device, rings, xpsMaps, tracer, counters);
     }
 
     /** The context of {@code port}, or an {@link IllegalArgumentException} naming a port the device does not have. */

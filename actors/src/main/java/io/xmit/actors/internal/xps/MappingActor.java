@@ -6,19 +6,25 @@ import akka.actor.typed.javadsl.Behaviors;
 import io.xmit.actors.QueueExplanation;
 import io.xmit.actors.XpsChange;
 import io.xmit.actors.internal.stage.Supervision;
+import io.xmit.actors.stats.XpsMapsFile;
 import io.xmit.pipeline.flow.FlowKey;
 import io.xmit.pipeline.xps.QueueMap;
 import io.xmit.pipeline.xps.SelectionRule;
 import io.xmit.pipeline.xps.SocketQueueState;
 import io.xmit.pipeline.xps.TxQueueSelector;
 import io.xmit.pipeline.xps.XpsMask;
+import org.slf4j.Logger;
+
+import java.io.UncheckedIOException;
 
 /**
  * The owner of one device port's XPS maps and real TX queue count (kernel-semantics §2.5–§2.7). Each change is
  * validated, applied to a new immutable {@link QueueMap} and published to the port's senders, who read it with one
  * volatile load; the reply says what changed or why it was refused. Shrinking the queue count takes effect for
  * sockets with a cached queue by {@code pickTx}'s bound check (§1.4), never by scanning sockets; packets already in
- * the rings of queues beyond the new count still leave through them.
+ * the rings of queues beyond the new count still leave through them. Each change published is written to the
+ * pipeline's {@link XpsMapsFile} before the reply, so a tool in another process sees it once the caller has heard; a
+ * file that cannot be written is logged and leaves the change in force.
  * <p>
  * Supervision: resume. A command that throws (a bug, not bad input, which is a refused reply) leaves the published
  * map as it was.
@@ -54,21 +60,47 @@ public final class MappingActor
     {
     }
 
-    public static Behavior<Command> create(final PortContext port, final int deviceTxQueues)
+    public static Behavior<Command> create(final PortContext port, final int deviceTxQueues, final XpsMapsFile file)
     {
-        return Supervision.control(Behaviors.receiveMessage((Command command) ->
+        return Supervision.control(Behaviors.setup(context ->
         {
-            switch (command)
+            final Published published = map -> publish(port, file, map, context.getLog());
+            return Behaviors.receiveMessage((Command command) ->
             {
-                case SetXpsCpus set -> apply(port, set.replyTo(), "xps_cpus", set.txq(), () -> port.queueMap()
-                    .withXpsCpus(set.txq(), XpsMask.parseCpus(set.mask(), port.queueMap().numCpus(), set.txq())));
-                case SetXpsRxqs set -> apply(port, set.replyTo(), "xps_rxqs", set.txq(), () -> port.queueMap()
-                    .withXpsRxqs(set.txq(), XpsMask.parseRxqs(set.mask(), port.queueMap().numRxQueues(), set.txq())));
-                case SetTxQueueCount set -> setTxQueueCount(port, deviceTxQueues, set);
-                case Explain explain -> explain.replyTo().tell(explain(port, explain));
-            }
-            return Behaviors.same();
+                switch (command)
+                {
+                    case SetXpsCpus set -> apply(port, published, set.replyTo(), "xps_cpus", set.txq(), () ->
+                        port.queueMap().withXpsCpus(set.txq(),
+                            XpsMask.parseCpus(set.mask(), port.queueMap().numCpus(), set.txq())));
+                    case SetXpsRxqs set -> apply(port, published, set.replyTo(), "xps_rxqs", set.txq(), () ->
+                        port.queueMap().withXpsRxqs(set.txq(),
+                            XpsMask.parseRxqs(set.mask(), port.queueMap().numRxQueues(), set.txq())));
+                    case SetTxQueueCount set -> setTxQueueCount(port, published, deviceTxQueues, set);
+                    case Explain explain -> explain.replyTo().tell(explain(port, explain));
+                }
+                return Behaviors.same();
+            });
         }));
+    }
+
+    /** Where a changed map goes: to the senders, then to the maps file. */
+    private interface Published
+    {
+        void publish(QueueMap map);
+    }
+
+    private static void publish(final PortContext port, final XpsMapsFile file, final QueueMap map, final Logger log)
+    {
+        port.publish(map);
+        try
+        {
+            file.update(port.port(), map);
+        }
+        catch (final UncheckedIOException ex)
+        {
+            log.warn("port {}: the XPS maps changed, but {}; xmit stat --xps and xmit explain --live show the " +
+                "maps before the change", port.port(), ex.getMessage() + " (" + ex.getCause().getMessage() + ")");
+        }
     }
 
     private interface Change
@@ -76,14 +108,14 @@ public final class MappingActor
         QueueMap apply();
     }
 
-    private static void apply(final PortContext port, final ActorRef<XpsChange> replyTo, final String attribute,
-        final int txq, final Change change)
+    private static void apply(final PortContext port, final Published published, final ActorRef<XpsChange> replyTo,
+        final String attribute, final int txq, final Change change)
     {
         final QueueMap before = port.queueMap();
         try
         {
             final QueueMap after = change.apply();
-            port.publish(after);
+            published.publish(after);
             replyTo.tell(new XpsChange(true, "port " + port.port() + " tx-" + txq + " " + attribute + " = " +
                 (attribute.equals("xps_cpus") ? after.xpsCpus(txq) : after.xpsRxqs(txq)), after));
         }
@@ -93,7 +125,8 @@ public final class MappingActor
         }
     }
 
-    private static void setTxQueueCount(final PortContext port, final int deviceTxQueues, final SetTxQueueCount set)
+    private static void setTxQueueCount(final PortContext port, final Published published, final int deviceTxQueues,
+        final SetTxQueueCount set)
     {
         final QueueMap before = port.queueMap();
         if (set.count() < 1 || set.count() > deviceTxQueues)
@@ -103,7 +136,7 @@ public final class MappingActor
             return;
         }
         final QueueMap after = before.withRealNumTx(set.count());
-        port.publish(after);
+        published.publish(after);
         set.replyTo().tell(new XpsChange(true, "port " + port.port() + ": real TX queues " + before.realNumTx() +
             " -> " + after.realNumTx(), after));
     }
