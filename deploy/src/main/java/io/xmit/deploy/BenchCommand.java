@@ -37,7 +37,8 @@ import java.util.concurrent.Callable;
     customSynopsis = {"xmit bench [-h] [--quick] [--json=FILE] [--report=FILE] [--rounds=N] [--flows=N] SCENARIO",
         "       xmit bench compare A.json B.json"},
     description = "side-by-side benchmarks: tx (Mpps against the baselines), rr (closed-loop RTT by XPS mode)",
-    footer = "Variants run alternately, A B C A B C …; each figure is the median of the rounds, with min and max.")
+    footer = "Variants run alternately, A B C A B C … (rr rotates the order: A B C, B C A …); each figure is the " +
+        "median of the rounds, with min and max.")
 final class BenchCommand implements Callable<Integer>
 {
     private static final List<String> SCENARIOS = List.of("tx", "rr", "all", "trace");

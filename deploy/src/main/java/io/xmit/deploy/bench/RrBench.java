@@ -123,7 +123,7 @@ public final class RrBench
             final String label = 0 == round ? "warm-up" : "round " + round;
             for (int i = 0; i < count; i++)
             {
-                final int v = (round + i) % count;
+                final int v = runsAt(round, i, count);
                 final RrVariant variant = VARIANTS.get(v);
                 final RrRound.Result result = new RrRound(variant, options.flows()).run(
                     TimeUnit.MILLISECONDS.toNanos(options.warmMillis()), TimeUnit.MILLISECONDS.toNanos(options.millis()));
@@ -133,7 +133,8 @@ public final class RrBench
                     Units.nanos(rtt.getMean()), Units.nanos(rtt.getValueAtPercentile(50)),
                     Units.nanos(rtt.getValueAtPercentile(99))),
                     String.format(Locale.ROOT, "hops/txn %.2f", result.tally().hopsPerTransaction()),
-                    String.format(Locale.ROOT, "CPU %.2f", result.cpu().xmit() + result.cpu().others())));
+                    String.format(Locale.ROOT, "CPU %.2f", result.cpu().xmit() + result.cpu().others()),
+                    String.format(Locale.ROOT, "dropped %d, stalled %d", result.dropped(), result.stalled())));
                 if (round > 0)
                 {
                     results.get(v).add(result);
@@ -145,6 +146,12 @@ public final class RrBench
             "closed-loop request/response over %s, %d CPUs, %d flows of one transaction in flight; %d rounds of " +
             "%d ms after %d ms of load, after 1 warm-up round", RrRound.DEVICE, RrRound.CPUS, options.flows(),
             options.rounds(), options.millis(), options.warmMillis()));
+    }
+
+    /** Which variant runs {@code position}th in {@code round}: the order rotated by one each round. */
+    static int runsAt(final int round, final int position, final int count)
+    {
+        return (round + position) % count;
     }
 
     /** The figures per variant, the ratios to each variant's counterparts, and the targets. */
@@ -207,6 +214,8 @@ public final class RrBench
             add(values, "cpu_share_akka", result.cpu().others());
             add(values, "cpu_us_per_transaction", tally.perTransaction(result.cpu().nanos()) / 1000);
             add(values, "sends_refused", tally.refused());
+            add(values, "flows_stalled", result.stalled());
+            add(values, "datagrams_dropped", result.dropped());
         }
         final Map<String, Stat> figures = new LinkedHashMap<>();
         values.forEach((figure, perRound) -> figures.put(figure, Stat.of(perRound)));

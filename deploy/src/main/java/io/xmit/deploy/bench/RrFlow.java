@@ -5,6 +5,7 @@ import java.util.function.BooleanSupplier;
 
 import io.xmit.actors.DatagramHandler;
 import io.xmit.actors.ReceivedDatagram;
+import io.xmit.actors.SendResult;
 import io.xmit.actors.UdpSocket;
 import org.HdrHistogram.Recorder;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -40,6 +41,8 @@ final class RrFlow
     private final AtomicLong replyTxHops = new AtomicLong();
     private final AtomicLong crossCpu = new AtomicLong();
     private final AtomicLong serverRefused = new AtomicLong();
+    /** The last refused send's result, or 0. */
+    private volatile long refusal;
 
     /**
      * @param cpus    the pipeline's CPUs.
@@ -86,6 +89,13 @@ final class RrFlow
         return transactions.get() >= limit || clientRefused.get() + serverRefused.get() > 0;
     }
 
+    /** The last refused send's {@link SendResult#name}, or null if none was refused. */
+    String refusal()
+    {
+        final long result = refusal;
+        return 0 == result ? null : SendResult.name(result);
+    }
+
     RrTally tally()
     {
         return new RrTally(requests.get(), transactions.get(), requestTxHops.get(), requestRxHops.get(),
@@ -109,7 +119,8 @@ final class RrFlow
     private void sendRequest(final UdpSocket client)
     {
         request.putLong(0, System.nanoTime());
-        if (client.send(request, 0, PAYLOAD_LENGTH) > 0)
+        final long result = client.send(request, 0, PAYLOAD_LENGTH);
+        if (result > 0)
         {
             increment(requests);
             if (cpuOf(client.queueState().txQueue()) != client.cpu())
@@ -119,6 +130,7 @@ final class RrFlow
         }
         else
         {
+            refusal = result;
             increment(clientRefused);
         }
     }
@@ -132,7 +144,8 @@ final class RrFlow
         }
         final int length = Math.min(PAYLOAD_LENGTH, received.payloadLength());
         reply.putBytes(0, received.buffer(), received.payloadOffset(), length);
-        if (socket.send(reply, 0, length) > 0)
+        final long result = socket.send(reply, 0, length);
+        if (result > 0)
         {
             final int txCpu = cpuOf(socket.queueState().txQueue());
             if (txCpu != socket.cpu())
@@ -146,6 +159,7 @@ final class RrFlow
         }
         else
         {
+            refusal = result;
             increment(serverRefused);
         }
     }
