@@ -75,10 +75,13 @@ public final class RrBench
             }
         }
 
-        /** The run's length in seconds, roughly: warm-up, window and a start and stop per variant and round. */
+        /**
+         * The run's length in seconds, roughly: warm-up, window and a start and stop per variant and round (about
+         * 2 s: the pipeline's start and drain, the ActorSystem's termination).
+         */
         public long estimatedSeconds()
         {
-            return (rounds + 1) * VARIANTS.size() * (warmMillis + millis + 700) / 1000;
+            return (rounds + 1) * VARIANTS.size() * (warmMillis + millis + 2_000) / 1000;
         }
 
         public Options withRounds(final int measured)
@@ -134,7 +137,8 @@ public final class RrBench
                     Units.nanos(rtt.getValueAtPercentile(99))),
                     String.format(Locale.ROOT, "hops/txn %.2f", result.tally().hopsPerTransaction()),
                     String.format(Locale.ROOT, "CPU %.2f", result.cpu().xmit() + result.cpu().others()),
-                    String.format(Locale.ROOT, "dropped %d, stalled %d", result.dropped(), result.stalled())));
+                    String.format(Locale.ROOT, "dropped %d%s, stalled %d", result.dropped(), result.drops().isEmpty() ?
+                        "" : " " + result.drops(), result.stalled())));
                 if (round > 0)
                 {
                     results.get(v).add(result);

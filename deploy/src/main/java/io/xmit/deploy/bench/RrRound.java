@@ -37,7 +37,7 @@ import org.HdrHistogram.Recorder;
  * <p>
  * A round either runs for a time ({@link #run(long, long)}: a warm-up, then the measured window) or until every flow
  * completed a number of transactions ({@link #runTransactions}). Either way it then lets the last transactions
- * finish, stops the pipeline and checks its books.
+ * finish, stops the pipeline and checks its books. A round runs once.
  */
 final class RrRound
 {
@@ -54,19 +54,29 @@ final class RrRound
     /**
      * What one round saw.
      *
-     * @param rtt   RTT in ns of the transactions completed in the window.
-     * @param tally what the flows counted in the window.
-     * @param cpu   the threads' CPU time in the window.
-     * @param nanos the window's length.
+     * @param rtt     RTT in ns of the transactions completed in the window.
+     * @param tally   what the flows counted in the window.
+     * @param cpu     the threads' CPU time in the window.
+     * @param nanos   the window's length.
      * @param stalled flows whose transaction never completed: its request or reply was dropped (and counted).
-     * @param stop  the pipeline's stop, with its final books (balanced: a round whose books do not balance throws).
+     * @param stop    the pipeline's stop, with its final books (balanced: a round whose books do not balance throws).
      */
     record Result(Histogram rtt, RrTally tally, ThreadCpu.Usage cpu, long nanos, int stalled, StopReport stop)
     {
-        /** Datagrams the pipeline dropped in the round, transmit and receive, each under a counted reason. */
+        /** Datagrams the pipeline dropped in the round, transmit and receive, by their counted reason. */
+        Map<String, Long> drops()
+        {
+            final Map<String, Long> drops = new TreeMap<>(stop.books().dropsByReason());
+            for (final ReceiveBooks port : stop.books().received())
+            {
+                port.dropsByReason().forEach((reason, count) -> drops.merge(reason, count, Long::sum));
+            }
+            return drops;
+        }
+
         long dropped()
         {
-            return stop.books().dropped() + stop.books().received().stream().mapToLong(ReceiveBooks::dropped).sum();
+            return drops().values().stream().mapToLong(Long::longValue).sum();
         }
 
         double transactionsPerSecond()
@@ -114,7 +124,6 @@ final class RrRound
             "name = \"" + name + "\"\n" +
             "device = \"" + DEVICE + "\"\n" +
             "cpus = " + CPUS + "\n" +
-
             variant.keys() + "\n}"));
     }
 
@@ -167,6 +176,10 @@ final class RrRound
      */
     private Result run(final long perFlow, final Supplier<Window> measure, final boolean exact)
     {
+        if (!loop.isEmpty())
+        {
+            throw new IllegalStateException(variant.name() + ": a round runs once; make another");
+        }
         final ActorSystem<Void> system =
             ActorSystem.create(Behaviors.empty(), systemName, BenchSystems.quietConfig());
         try
