@@ -136,7 +136,7 @@ public final class RrBench
                     Units.nanos(rtt.getMean()), Units.nanos(rtt.getValueAtPercentile(50)),
                     Units.nanos(rtt.getValueAtPercentile(99))),
                     String.format(Locale.ROOT, "hops/txn %.2f", result.tally().hopsPerTransaction()),
-                    String.format(Locale.ROOT, "CPU %.2f", result.cpu().xmit() + result.cpu().others()),
+                    String.format(Locale.ROOT, "CPU %.2f", result.cpu().total()),
                     String.format(Locale.ROOT, "dropped %d%s, stalled %d", result.dropped(), result.drops().isEmpty() ?
                         "" : " " + result.drops(), result.stalled())));
                 if (round > 0)
@@ -215,7 +215,7 @@ public final class RrBench
             add(values, "cross_cpu_share", tally.perTransaction(tally.crossCpu()));
             add(values, "cpu_share_xmit", result.cpu().xmit());
             add(values, "cpu_share_busiest", result.cpu().busiest());
-            add(values, "cpu_share_akka", result.cpu().others());
+            result.cpu().roles().forEach((role, share) -> add(values, "cpu_share_" + role, share));
             add(values, "cpu_us_per_transaction", tally.perTransaction(result.cpu().nanos()) / 1000);
             add(values, "sends_refused", tally.refused());
             add(values, "flows_stalled", result.stalled());

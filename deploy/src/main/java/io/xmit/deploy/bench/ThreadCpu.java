@@ -4,36 +4,48 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
- * The CPU time a round's threads used, from {@link ThreadMXBean#getThreadCpuTime}, by role: each xmit CPU's thread
- * (its sockets' handlers, RX queues, qdiscs and TX completions all run there) on its own, and the ActorSystem's other
- * threads (Akka's dispatchers and scheduler: timers, the pipeline's clock, control calls) summed. A share is CPU time
- * over wall time: 1.0 is one core kept busy.
+ * The CPU time a round's pipeline threads used, from {@link ThreadMXBean#getThreadCpuTime}, by role: each xmit CPU's
+ * thread on its own (its sockets' handlers, RX queues, qdiscs and TX completions all run there), and the other
+ * threads summed per role ({@link #ROLES}), each thread known by the name it is given. A share is CPU time over wall
+ * time: 1.0 is one core kept busy.
  */
 final class ThreadCpu
 {
+    /** The ActorSystem's dispatchers and scheduler: timers, the pipeline's clock, control calls. */
+    static final String AKKA = "akka";
+    /** The embedded Aeron media driver (one shared agent) and the Aeron client's threads. */
+    static final String AERON = "aeron";
+    /** The emulated device's interrupt thread. */
+    static final String DEVICE = "device";
+    /** The roles apart from the xmit CPUs, in the order of the figures. */
+    static final List<String> ROLES = List.of(AKKA, AERON, DEVICE);
+
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     /**
-     * The CPU time of every thread at one moment, by thread id.
+     * The CPU time of the threads at one moment.
      *
-     * @param cpus   the xmit CPUs' threads' CPU time, by CPU.
-     * @param others the other threads of the ActorSystem, by thread id (a thread started since has none).
+     * @param cpus  the xmit CPUs' threads' CPU time, by CPU.
+     * @param roles per role, thread id → CPU time (a thread started since has none).
      */
-    record Sample(long[] cpus, Map<Long, Long> others)
+    record Sample(long[] cpus, Map<String, Map<Long, Long>> roles)
     {
     }
 
     /**
      * Shares of one window.
      *
-     * @param cpus   each xmit CPU thread's share.
-     * @param others the ActorSystem's other threads' shares, summed.
-     * @param nanos  the CPU time of all of them.
+     * @param cpus  each xmit CPU thread's share.
+     * @param roles per role, its threads' shares summed.
+     * @param nanos the CPU time of all of them.
      */
-    record Usage(double[] cpus, double others, long nanos)
+    record Usage(double[] cpus, Map<String, Double> roles, long nanos)
     {
         /** The xmit CPU threads' shares summed. */
         double xmit()
@@ -56,6 +68,12 @@ final class ThreadCpu
             }
             return most;
         }
+
+        /** Every role's share and the xmit CPUs' summed. */
+        double total()
+        {
+            return xmit() + roles.values().stream().mapToDouble(Double::doubleValue).sum();
+        }
     }
 
     private ThreadCpu()
@@ -63,8 +81,9 @@ final class ThreadCpu
     }
 
     /**
-     * Samples {@code cpuThreads} and the live threads whose names start with {@code systemName-}, as Akka names an
-     * ActorSystem's threads.
+     * Samples {@code cpuThreads} and the live threads of each role: {@code systemName-…} as Akka names an
+     * ActorSystem's threads, the media driver's agent ({@code … [sender,receiver,driver-conductor]}) and
+     * {@code aeron-…}, and {@code xmit-irq-…}.
      *
      * @throws IllegalStateException if the JVM does not measure threads' CPU time.
      */
@@ -79,16 +98,27 @@ final class ThreadCpu
         {
             cpus[cpu] = Math.max(0, THREADS.getThreadCpuTime(cpuThreads[cpu].threadId()));
         }
-        final Map<Long, Long> others = new HashMap<>();
-        final String prefix = systemName + "-";
+        final Map<String, Predicate<String>> members = Map.of(
+            AKKA, name -> name.startsWith(systemName + "-"),
+            AERON, name -> name.endsWith("driver-conductor]") || name.startsWith("aeron-"),
+            DEVICE, name -> name.startsWith("xmit-irq-"));
+        final Map<String, Map<Long, Long>> roles = new LinkedHashMap<>();
+        ROLES.forEach(role -> roles.put(role, new HashMap<>()));
         for (final ThreadInfo info : THREADS.getThreadInfo(THREADS.getAllThreadIds()))
         {
-            if (null != info && info.getThreadName().startsWith(prefix))
+            if (null == info)
             {
-                others.put(info.getThreadId(), Math.max(0, THREADS.getThreadCpuTime(info.getThreadId())));
+                continue;
+            }
+            for (final String role : ROLES)
+            {
+                if (members.get(role).test(info.getThreadName()))
+                {
+                    roles.get(role).put(info.getThreadId(), Math.max(0, THREADS.getThreadCpuTime(info.getThreadId())));
+                }
             }
         }
-        return new Sample(cpus, others);
+        return new Sample(cpus, roles);
     }
 
     /** What the threads used between {@code start} and {@code end}, {@code nanos} of wall time apart. */
@@ -102,11 +132,18 @@ final class ThreadCpu
             cpus[cpu] = (double)used / nanos;
             total += used;
         }
-        long others = 0;
-        for (final Map.Entry<Long, Long> thread : end.others().entrySet())
+        final Map<String, Double> roles = new LinkedHashMap<>();
+        for (final String role : ROLES)
         {
-            others += Math.max(0, thread.getValue() - start.others().getOrDefault(thread.getKey(), 0L));
+            long used = 0;
+            final Map<Long, Long> before = start.roles().get(role);
+            for (final Map.Entry<Long, Long> thread : end.roles().get(role).entrySet())
+            {
+                used += Math.max(0, thread.getValue() - before.getOrDefault(thread.getKey(), 0L));
+            }
+            roles.put(role, (double)used / nanos);
+            total += used;
         }
-        return new Usage(cpus, (double)others / nanos, total + others);
+        return new Usage(cpus, roles, total);
     }
 }

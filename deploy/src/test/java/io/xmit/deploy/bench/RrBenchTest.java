@@ -3,6 +3,7 @@ package io.xmit.deploy.bench;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import io.xmit.actors.Accounting;
 import io.xmit.actors.StopReport;
@@ -153,7 +154,8 @@ class RrBenchTest
         rtt.recordValueWithCount(rttNanos, transactions);
         final RrTally tally = new RrTally(transactions, transactions, hopsPerKind, hopsPerKind, hopsPerKind,
             hopsPerKind, 0, 0);
-        return new RrRound.Result(rtt, tally, new ThreadCpu.Usage(new double[] {0.5, 0.5}, 0.1, SECOND), SECOND, 0,
+        return new RrRound.Result(rtt, tally, new ThreadCpu.Usage(new double[] {0.5, 0.5},
+            Map.of(ThreadCpu.AKKA, 0.1), SECOND), SECOND, 0,
             new StopReport(true, Duration.ZERO, 0, 0, 0, new Accounting(2 * transactions, List.of(), List.of())));
     }
 }

@@ -1,5 +1,6 @@
 package io.xmit.deploy.bench;
 
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.xmit.actors.Accounting;
@@ -44,6 +45,7 @@ class RrRoundTest
         assertEquals(0, tally.crossCpu());
         assertEquals(tally.requestRxHops(), tally.replyTxHops());
         assertTrue(result.cpu().xmit() > 0, () -> "CPU share " + result.cpu().xmit());
+        assertEquals(ThreadCpu.ROLES, List.copyOf(result.cpu().roles().keySet()));
     }
 
     @Test
