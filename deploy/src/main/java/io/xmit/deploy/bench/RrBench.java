@@ -137,8 +137,9 @@ public final class RrBench
                     Units.nanos(rtt.getValueAtPercentile(99))),
                     String.format(Locale.ROOT, "hops/txn %.2f", result.tally().hopsPerTransaction()),
                     String.format(Locale.ROOT, "CPU %.2f", result.cpu().total()),
-                    String.format(Locale.ROOT, "dropped %d%s, stalled %d", result.dropped(), result.drops().isEmpty() ?
-                        "" : " " + result.drops(), result.stalled())));
+                    String.format(Locale.ROOT, "dropped %d%s, stalled %d%s", result.dropped(),
+                        result.drops().isEmpty() ? "" : " " + result.drops(), result.stalled(),
+                        result.refused().isEmpty() ? "" : ", flows refused " + result.refused())));
                 if (round > 0)
                 {
                     results.get(v).add(result);

@@ -59,9 +59,11 @@ final class RrRound
      * @param cpu     the threads' CPU time in the window.
      * @param nanos   the window's length.
      * @param stalled flows whose transaction never completed: its request or reply was dropped (and counted).
+     * @param refused the flows that ended at a refused send, by the last refusal's {@code SendResult} name.
      * @param stop    the pipeline's stop, with its final books (balanced: a round whose books do not balance throws).
      */
-    record Result(Histogram rtt, RrTally tally, ThreadCpu.Usage cpu, long nanos, int stalled, StopReport stop)
+    record Result(Histogram rtt, RrTally tally, ThreadCpu.Usage cpu, long nanos, int stalled,
+        Map<String, Long> refused, StopReport stop)
     {
         /** Datagrams the pipeline dropped in the round, transmit and receive, by their counted reason. */
         Map<String, Long> drops()
@@ -215,7 +217,9 @@ final class RrRound
                     " did not finish (refused sends: " + refusals() + "); ") + tally() + "; stop: " + stop.line());
             }
             final int stalled = (int)loop.stream().filter(flow -> !flow.idle()).count();
-            return new Result(window.rtt(), window.tally(), window.cpu(), window.nanos(), stalled, stop);
+            final Map<String, Long> refused = new TreeMap<>();
+            refusals().values().forEach(result -> refused.merge(result, 1L, Long::sum));
+            return new Result(window.rtt(), window.tally(), window.cpu(), window.nanos(), stalled, refused, stop);
         }
         finally
         {

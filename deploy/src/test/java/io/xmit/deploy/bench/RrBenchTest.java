@@ -155,7 +155,7 @@ class RrBenchTest
         final RrTally tally = new RrTally(transactions, transactions, hopsPerKind, hopsPerKind, hopsPerKind,
             hopsPerKind, 0, 0);
         return new RrRound.Result(rtt, tally, new ThreadCpu.Usage(new double[] {0.5, 0.5},
-            Map.of(ThreadCpu.AKKA, 0.1), SECOND), SECOND, 0,
+            Map.of(ThreadCpu.AKKA, 0.1), SECOND), SECOND, 0, Map.of(),
             new StopReport(true, Duration.ZERO, 0, 0, 0, new Accounting(2 * transactions, List.of(), List.of())));
     }
 }
