@@ -115,10 +115,8 @@ final class RrRound
 
     /**
      * The pipeline's configuration: the round's base keys, then the variant's; the rest the pipeline's defaults. Not
-     * smaller rings: a producer is refused a term's half ahead of the publisher limit, which the Aeron driver's duty
-     * cycle moves on as the consumer advances, and on a loaded machine that lags by hundreds of frames although a
-     * closed loop has one frame per flow in flight (a socket's 64 KiB ring was measured full after 363 frames,
-     * {@code rx_drop_socket_ring_full}).
+     * smaller rings: they overflow although a closed loop has one datagram per flow in flight (a socket's 64 KiB ring
+     * was measured full after 363 datagrams, {@code rx_drop_socket_ring_full}; docs/benchmarks.md).
      */
     static PipelineConfig config(final String name, final RrVariant variant)
     {
