@@ -64,21 +64,48 @@ class BenchCommandTest
         assertEquals(5, tx.getConfigList("targets").size());
 
         final Config rr = scenarios.get(1);
-        assertEquals(List.copyOf(RrBench.VARIANTS.keySet()), names(rr));
+        assertEquals(RrBench.names(), names(rr));
         for (final Config variant : rr.getConfigList("variants"))
         {
-            for (final String figure : List.of("rtt_mean_us", "rtt_p50_us", "rtt_p90_us", "rtt_p99_us",
-                "rtt_p99_9_us", "rtt_max_us", "replies_per_s"))
+            for (final String figure : List.of("transactions_per_s", "rtt_mean_us", "rtt_p50_us", "rtt_p90_us",
+                "rtt_p99_us", "rtt_p99_9_us", "rtt_max_us", "cpu_share_xmit", "cpu_share_busiest",
+                "cpu_us_per_transaction"))
             {
                 assertPositive(variant, figure);
             }
-            final double share = variant.getDouble("cross_cpu_share.median");
-            assertTrue(share >= 0 && share <= 1, variant.toString());
+            for (final String figure : List.of("request_tx_hops", "request_rx_hops", "reply_tx_hops", "reply_rx_hops",
+                "cross_cpu_share"))
+            {
+                final double share = variant.getDouble(figure + ".median");
+                assertTrue(share >= 0 && share <= 1, figure + " of " + variant);
+            }
+            final double hops = variant.getDouble("hops_per_transaction.median");
+            assertTrue(hops >= 0 && hops <= 4, variant.toString());
+            for (final String role : List.of("akka", "aeron", "device"))
+            {
+                assertTrue(variant.getDouble("cpu_share_" + role + ".median") >= 0, role + " of " + variant);
+            }
+            for (final String figure : List.of("sends_refused", "flows_stalled", "datagrams_dropped"))
+            {
+                assertTrue(variant.getDouble(figure + ".max") >= 0, figure + " of " + variant);
+            }
             assertEquals(13, variant.getConfigList("rtt_percentiles_us").size());
         }
-        // A reply's TX queue is its request's RX queue under xps-rxqs, so it never leaves from another CPU.
+        // A client's request leaves on its own CPU's TX queue under xps-cpus, and a reply on its request's RX queue's
+        // CPU under xps-rxqs.
+        assertEquals(0.0, rr.getConfigList("variants").get(1).getDouble("request_tx_hops.max"));
+        assertEquals(0.0, rr.getConfigList("variants").get(1).getDouble("reply_tx_hops.max"));
         assertEquals(0.0, rr.getConfigList("variants").get(2).getDouble("cross_cpu_share.max"));
         assertTrue(rr.getDouble("ratios.\"rtt_mean xps-rxqs/hash\".median") > 0);
+        // Without busy-polling variants, the targets are there and say they were not measured.
+        final List<? extends Config> targets = rr.getConfigList("targets");
+        assertEquals(3, targets.size());
+        for (final Config target : targets)
+        {
+            assertEquals("not measured yet", target.getString("status"), target.toString());
+            assertFalse(target.getBoolean("met"));
+            assertTrue(target.getIsNull("value"));
+        }
 
         final String text = Files.readString(html, StandardCharsets.UTF_8);
         assertFalse(text.contains("<script") || text.contains("<link") || text.contains("@font-face") ||
@@ -90,7 +117,7 @@ class BenchCommandTest
         {
             charts.add(((Element)svgs.item(i)).getAttribute("data-figure"));
         }
-        assertEquals(List.of("mpps", "rtt_percentiles_us", "cross_cpu_share"), charts);
+        assertEquals(List.of("mpps", "rtt_percentiles_us", "hops_per_transaction"), charts);
         final Map<String, Element> rows = new HashMap<>();
         final NodeList trs = report.getElementsByTagName("tr");
         for (int i = 0; i < trs.getLength(); i++)
@@ -164,6 +191,7 @@ class BenchCommandTest
     {
         for (final List<String> args : List.of(List.of("bench"), List.of("bench", "fast"),
             List.of("bench", "tx", "--rounds", "0"), List.of("bench", "tx", "rr"), List.of("bench", "rr", "--json"),
+            List.of("bench", "rr", "--flows", "0"), List.of("bench", "tx", "--flows", "4"),
             List.of("bench", "tx", "--json", "/no-such-folder/out.json"),
             List.of("bench", "tx", "--report", "/no-such-folder/out.html")))
         {

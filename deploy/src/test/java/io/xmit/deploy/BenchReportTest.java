@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * {@code xmit bench --report} from made-up figures: the HTML parses as XML, says where the figures come from, labels
- * the nines axis as the percentiles it stands for, charts rr's cross-CPU share, and tells the variants' RTT lines
+ * the nines axis as the percentiles it stands for, charts rr's cross-CPU hops, and tells the variants' RTT lines
  * apart by dash pattern and marker shape as well as by colour.
  */
 class BenchReportTest
@@ -64,20 +64,36 @@ class BenchReportTest
     }
 
     @Test
-    void rrChartsTheCrossCpuShareOfEachVariantInPercent() throws Exception
+    void rrChartsTheCrossCpuHopsPerTransactionOfEachVariant() throws Exception
     {
-        final Element share = svg(report(), "cross_cpu_share");
+        final Element hops = svg(report(), "hops_per_transaction");
         final List<String> bars = new ArrayList<>();
-        final NodeList rects = share.getElementsByTagName("rect");
+        final NodeList rects = hops.getElementsByTagName("rect");
         for (int i = 0; i < rects.getLength(); i++)
         {
             bars.add(((Element)rects.item(i)).getAttribute("data-variant"));
         }
         assertEquals(List.of("hash", "xps-cpus", "xps-rxqs"), bars);
-        final List<String> texts = texts(share, null, null);
-        // Medians 0.5, 0.25 and 0 on a 0–100 % axis.
-        assertEquals(List.of("0", "25", "50", "75", "100"), texts.subList(0, 5));
-        assertEquals(List.of("hash", "50.0 %", "xps-cpus", "25.0 %", "xps-rxqs", "0.00 %"), texts.subList(6, 12));
+        final List<String> texts = texts(hops, null, null);
+        // Medians 2, 1.5 and 1 on an axis up to the round ceiling of the largest round, 2.
+        assertEquals(List.of("0", "0.5", "1", "1.5", "2"), texts.subList(0, 5));
+        assertEquals(List.of("hash", "2.00", "xps-cpus", "1.50", "xps-rxqs", "1.00"), texts.subList(6, 12));
+    }
+
+    @Test
+    void aTargetNotMeasuredSaysSoAndIsNeitherMetNorMissed() throws Exception
+    {
+        final Map<String, String> status = new LinkedHashMap<>();
+        final NodeList cells = report().getElementsByTagName("td");
+        for (int i = 0; i < cells.getLength(); i++)
+        {
+            final Element cell = (Element)cells.item(i);
+            if (cell.hasAttribute("class"))
+            {
+                status.put(cell.getAttribute("class"), cell.getTextContent());
+            }
+        }
+        assertEquals(Map.of("met", "met", "unmeasured", "not measured yet"), status);
     }
 
     @Test
@@ -167,6 +183,7 @@ class BenchReportTest
             final Map<String, Stat> figures = new LinkedHashMap<>();
             figures.put("rtt_mean_us", Stat.of(List.of(30.0 - 5 * v, 31.0 - 5 * v)));
             figures.put("cross_cpu_share", Stat.of(List.of(0.5 - 0.25 * v, 0.5 - 0.25 * v)));
+            figures.put("hops_per_transaction", Stat.of(List.of(2.0 - 0.5 * v, 2.0 - 0.5 * v)));
             final List<double[]> curve = new ArrayList<>();
             for (final double percentile : PERCENTILES)
             {
@@ -175,7 +192,8 @@ class BenchReportTest
             variants.add(new ScenarioResult.Variant(names.get(v), figures, curve));
         }
         return new ScenarioResult("rr", "rr setup", 2, variants,
-            Map.of("rtt_mean xps-rxqs/hash", Stat.of(List.of(0.66, 0.68))), List.of());
+            Map.of("rtt_mean xps-rxqs/hash", Stat.of(List.of(0.66, 0.68))),
+            List.of(Target.notMeasured("rtt_p50_us busy-poll (worst XPS mode)", false, 10)));
     }
 
     private static Element svg(final Document report, final String figure)

@@ -12,10 +12,10 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
- * A request generator for request/response scenarios ({@code xmit run}, {@code xmit bench rr}): one thread paces requests at a
- * fixed rate over client sockets, round-robin, each request carrying its send time in its first 8 bytes for the RTT.
- * It sleeps through long gaps (a spinning generator would take a whole core from the pipeline's CPUs) and spins the
- * last {@link #SPIN_NS}. A send refused with back-pressure is retried; any other refusal (a stopped pipeline) ends it.
+ * The request generator of {@code xmit run}'s open-loop request/response: one thread paces requests at a fixed rate
+ * over client sockets, round-robin, each request carrying its send time in its first 8 bytes for the RTT. It sleeps
+ * through long gaps (a spinning generator would take a whole core from the pipeline's CPUs) and spins the last
+ * {@link #SPIN_NS}. A send refused with back-pressure is retried; any other refusal (a stopped pipeline) ends it.
  */
 public final class RequestPacer
 {

@@ -7,67 +7,102 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import io.xmit.actors.XpsPreset;
 import io.xmit.deploy.LiveOutput;
 import io.xmit.deploy.Units;
 import org.HdrHistogram.Histogram;
 
 /**
- * The {@code rr} scenario, the symmetric-queues experiment: request/response over the {@code loop} device at a fixed
- * offered load ({@link RrRound}), with TX queues picked by the flow hash ({@code hash}), by the sending CPU
- * ({@code xps-cpus}) or by the RX queue the socket's traffic arrives on ({@code xps-rxqs}). After one warm-up round,
- * every round runs each variant once in the same order, each on a fresh pipeline; per variant the report gives the
- * RTT mean and percentiles (the median over rounds, with min and max), the share of replies sent from another CPU
- * than the request arrived on, and the per-round ratio of each variant's mean RTT to {@code hash}'s.
+ * The {@code rr} scenario, netperf's {@code UDP_RR} over the {@code loop} device: closed-loop request/response
+ * ({@link RrRound}, {@link RrFlow}), one transaction in flight per flow, the clients' handlers sending the next
+ * request. The variants are the product of two axes of pipeline keys ({@link RrVariant}): the XPS mode — TX queues
+ * picked by the flow hash ({@code hash}), by the sending CPU ({@code xps-cpus}) or by the RX queue the socket's
+ * traffic arrives on ({@code xps-rxqs}) — and busy polling. After one warm-up round, every round runs each variant
+ * once on a fresh pipeline, the order rotated by one each round (A B C, B C A, C A B …) so that no variant always
+ * follows the same one. Per variant the report gives transactions per second, the RTT mean and percentiles, the
+ * cross-CPU hops per transaction and the threads' CPU share; ratios of mean RTT to each variant's counterpart on
+ * the first setting of an axis ({@code hash}, busy polling off); and the issue's targets, which need busy polling.
  */
 public final class RrBench
 {
     public static final String SCENARIO = "rr";
     public static final String REFERENCE = "hash";
+    /** The label of busy polling on, in the variants' names; the targets are about the variants that have it. */
+    public static final String BUSY_POLLING = "busy-poll";
 
-    /** Every variant, by name, in the order each round runs them. */
-    public static final Map<String, XpsPreset> VARIANTS = new LinkedHashMap<>();
+    /** The XPS axis. */
+    public static final List<RrVariant.Setting> XPS_MODES = List.of(
+        new RrVariant.Setting(REFERENCE, "xps.preset = none"),
+        new RrVariant.Setting("xps-cpus", "xps.preset = cpus"),
+        new RrVariant.Setting("xps-rxqs", "xps.preset = rxqs"));
 
-    static
-    {
-        VARIANTS.put(REFERENCE, XpsPreset.NONE);
-        VARIANTS.put("xps-cpus", XpsPreset.CPUS);
-        VARIANTS.put("xps-rxqs", XpsPreset.RXQS);
-    }
+    /**
+     * The busy-polling axis: off, as the pipeline's default. Busy polling on is one more setting here, labelled
+     * {@link #BUSY_POLLING} with the pipeline's busy-poll key (e.g. {@code busy-poll = 50us}), and every XPS mode then
+     * runs both ways.
+     */
+    public static final List<RrVariant.Setting> POLLING = List.of(new RrVariant.Setting("", ""));
+
+    /** Every variant, in the order of the first measured round. */
+    public static final List<RrVariant> VARIANTS = RrVariant.product(List.of(XPS_MODES, POLLING));
 
     /** The points of each variant's RTT curve in the report. */
     static final double[] CURVE_PERCENTILES = {1, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 100};
 
+    /** The targets: RTT under busy polling on {@code loop} with 2 CPUs, µs, p50 and p99. */
+    static final double P50_TARGET_US = 10;
+    static final double P99_TARGET_US = 50;
+    /** The seed's experiment: under busy polling, xps-rxqs mean RTT at most this times hash's. */
+    static final double RXQS_TARGET = 0.7;
+
     /**
-     * @param rounds      measured rounds after the warm-up round.
-     * @param warmMillis  load offered after each start before the window opens.
-     * @param millis      the measured window per variant and round.
-     * @param rate        requests per second offered.
-     * @param flows       client flows, each a connected socket answered by one of its own.
+     * @param rounds     measured rounds after the warm-up round.
+     * @param warmMillis the loop runs this long after each start before the window opens.
+     * @param millis     the measured window per variant and round.
+     * @param flows      flows, each a connected client socket answered by a connected server socket.
      */
-    public record Options(int rounds, long warmMillis, long millis, int rate, int flows)
+    public record Options(int rounds, long warmMillis, long millis, int flows)
     {
-        public static final Options FULL = new Options(5, 1_000, 3_000, 20_000, 64);
-        public static final Options QUICK = new Options(2, 200, 800, 20_000, 64);
+        public static final int DEFAULT_FLOWS = 16;
+        public static final Options FULL = new Options(5, 500, 3_000, DEFAULT_FLOWS);
+        public static final Options QUICK = new Options(2, 200, 800, DEFAULT_FLOWS);
 
         public Options
         {
-            if (rounds < 1 || warmMillis < 0 || millis < 1 || rate < 1 || flows < 1)
+            if (rounds < 1 || warmMillis < 0 || millis < 1 || flows < 1)
             {
                 throw new IllegalArgumentException("rr options out of range: " + rounds + " rounds, " + warmMillis +
-                    " ms warm, " + millis + " ms, " + rate + " req/s, " + flows + " flows");
+                    " ms warm, " + millis + " ms, " + flows + " flows");
             }
         }
 
-        /** The run's length in seconds, roughly: warm-up, window and a start and stop per variant and round. */
+        /**
+         * The run's length in seconds, roughly: warm-up, window and a start and stop per variant and round (about
+         * 2 s: the pipeline's start and drain, the ActorSystem's termination).
+         */
         public long estimatedSeconds()
         {
-            return (rounds + 1) * VARIANTS.size() * (warmMillis + millis + 700) / 1000;
+            return (rounds + 1) * VARIANTS.size() * (warmMillis + millis + 2_000) / 1000;
+        }
+
+        public Options withRounds(final int measured)
+        {
+            return new Options(measured, warmMillis, millis, flows);
+        }
+
+        public Options withFlows(final int count)
+        {
+            return new Options(rounds, warmMillis, millis, count);
         }
     }
 
     private RrBench()
     {
+    }
+
+    /** The variants' names, in order. */
+    public static List<String> names()
+    {
+        return VARIANTS.stream().map(RrVariant::name).toList();
     }
 
     /**
@@ -76,31 +111,35 @@ public final class RrBench
      */
     public static ScenarioResult run(final Options options, final LiveOutput out)
     {
-        final List<String> names = List.copyOf(VARIANTS.keySet());
-        out.println(String.format(Locale.ROOT, "rr: %s; %,d requests/s over %d flows; 1 warm-up and %d measured " +
-            "rounds of %d ms after %d ms of load", String.join(", ", names), options.rate(), options.flows(),
-            options.rounds(), options.millis(), options.warmMillis()));
-        final int runs = (options.rounds() + 1) * names.size();
+        out.println(String.format(Locale.ROOT, "rr: %s; closed loop, %d flows of one transaction in flight; " +
+            "1 warm-up and %d measured rounds of %d ms after %d ms of load, the order rotated each round",
+            String.join(", ", names()), options.flows(), options.rounds(), options.millis(), options.warmMillis()));
+        final int count = VARIANTS.size();
+        final int runs = (options.rounds() + 1) * count;
         final List<List<RrRound.Result>> results = new ArrayList<>();
-        for (int v = 0; v < names.size(); v++)
+        for (int v = 0; v < count; v++)
         {
             results.add(new ArrayList<>());
         }
         for (int round = 0; round <= options.rounds(); round++)
         {
             final String label = 0 == round ? "warm-up" : "round " + round;
-            for (int v = 0; v < names.size(); v++)
+            for (int i = 0; i < count; i++)
             {
-                final RrRound.Result result = new RrRound(names.get(v), VARIANTS.get(names.get(v)), options.rate(),
-                    options.flows()).run(TimeUnit.MILLISECONDS.toNanos(options.warmMillis()),
-                    TimeUnit.MILLISECONDS.toNanos(options.millis()));
+                final int v = runsAt(round, i, count);
+                final RrVariant variant = VARIANTS.get(v);
+                final RrRound.Result result = new RrRound(variant, options.flows()).run(
+                    TimeUnit.MILLISECONDS.toNanos(options.warmMillis()), TimeUnit.MILLISECONDS.toNanos(options.millis()));
                 final Histogram rtt = result.rtt();
-                out.status(List.of(String.format(Locale.ROOT, "  %d/%d %-8s %-9s %,8d replies  RTT mean %s p50 %s " +
-                    "p99 %s", round * names.size() + v + 1, runs, label, names.get(v), rtt.getTotalCount(),
+                out.status(List.of(String.format(Locale.ROOT, "  %d/%d %-8s %-9s %,9.0f txn/s  RTT mean %s p50 %s " +
+                    "p99 %s", round * count + i + 1, runs, label, variant.name(), result.transactionsPerSecond(),
                     Units.nanos(rtt.getMean()), Units.nanos(rtt.getValueAtPercentile(50)),
-                    Units.nanos(rtt.getValueAtPercentile(99))), "max " + Units.nanos(rtt.getMaxValue()),
-                    String.format(Locale.ROOT, "cross-CPU %.1f%%", 100 * result.crossCpuShare()),
-                    String.format(Locale.ROOT, "back-pressured %,d", result.backPressured())));
+                    Units.nanos(rtt.getValueAtPercentile(99))),
+                    String.format(Locale.ROOT, "hops/txn %.2f", result.tally().hopsPerTransaction()),
+                    String.format(Locale.ROOT, "CPU %.2f", result.cpu().total()),
+                    String.format(Locale.ROOT, "dropped %d%s, stalled %d%s", result.dropped(),
+                        result.drops().isEmpty() ? "" : " " + result.drops(), result.stalled(),
+                        result.refused().isEmpty() ? "" : ", flows refused " + result.refused())));
                 if (round > 0)
                 {
                     results.get(v).add(result);
@@ -108,62 +147,117 @@ public final class RrBench
             }
         }
         out.finish();
-        return summarise(names, results, String.format(Locale.ROOT,
-            "request/response over %s, 2 CPUs, %,d requests/s over %d flows; %d rounds of %d ms after 1 warm-up " +
-            "round", RrRound.DEVICE, options.rate(), options.flows(), options.rounds(), options.millis()));
+        return summarise(VARIANTS, results, String.format(Locale.ROOT,
+            "closed-loop request/response over %s, %d CPUs, %d flows of one transaction in flight; %d rounds of " +
+            "%d ms after %d ms of load, after 1 warm-up round", RrRound.DEVICE, RrRound.CPUS, options.flows(),
+            options.rounds(), options.millis(), options.warmMillis()));
     }
 
-    static ScenarioResult summarise(final List<String> names, final List<List<RrRound.Result>> results,
+    /** Which variant runs {@code position}th in {@code round}: the order rotated by one each round. */
+    static int runsAt(final int round, final int position, final int count)
+    {
+        return (round + position) % count;
+    }
+
+    /** The figures per variant, the ratios to each variant's counterparts, and the targets. */
+    static ScenarioResult summarise(final List<RrVariant> names, final List<List<RrRound.Result>> results,
         final String setup)
     {
-        final int reference = Math.max(0, names.indexOf(REFERENCE));
         final List<ScenarioResult.Variant> variants = new ArrayList<>();
-        final Map<String, Stat> ratios = new LinkedHashMap<>();
         for (int v = 0; v < names.size(); v++)
         {
-            final Map<String, List<Double>> rounds = new LinkedHashMap<>();
-            final List<Double> toReference = new ArrayList<>();
-            final Histogram merged = new Histogram(3);
-            for (int r = 0; r < results.get(v).size(); r++)
-            {
-                final RrRound.Result result = results.get(v).get(r);
-                final Histogram rtt = result.rtt();
-                merged.add(rtt);
-                add(rounds, "rtt_mean_us", rtt.getMean() / 1000);
-                add(rounds, "rtt_p50_us", rtt.getValueAtPercentile(50) / 1000.0);
-                add(rounds, "rtt_p90_us", rtt.getValueAtPercentile(90) / 1000.0);
-                add(rounds, "rtt_p99_us", rtt.getValueAtPercentile(99) / 1000.0);
-                add(rounds, "rtt_p99_9_us", rtt.getValueAtPercentile(99.9) / 1000.0);
-                add(rounds, "rtt_max_us", rtt.getMaxValue() / 1000.0);
-                add(rounds, "cross_cpu_share", result.crossCpuShare());
-                add(rounds, "sends_back_pressured", result.backPressured());
-                add(rounds, "replies_per_s", rtt.getTotalCount() * 1e9 / result.nanos());
-                toReference.add(rtt.getMean() / results.get(reference).get(r).rtt().getMean());
-            }
-            final Map<String, Stat> figures = new LinkedHashMap<>();
-            rounds.forEach((figure, values) -> figures.put(figure, Stat.of(values)));
-            final List<double[]> curve = new ArrayList<>();
-            for (final double percentile : CURVE_PERCENTILES)
-            {
-                curve.add(new double[] {percentile, merged.getValueAtPercentile(percentile) / 1000.0});
-            }
-            variants.add(new ScenarioResult.Variant(names.get(v), figures, curve));
-            if (v != reference)
-            {
-                ratios.put("rtt_mean " + names.get(v) + "/" + names.get(reference), Stat.of(toReference));
-            }
+            variants.add(figures(names.get(v).name(), results.get(v)));
         }
-        final List<Target> targets = new ArrayList<>();
-        final String rxqs = "rtt_mean xps-rxqs/" + REFERENCE;
-        if (ratios.containsKey(rxqs))
+        final Map<String, Stat> ratios = new LinkedHashMap<>();
+        final List<List<RrVariant.Setting>> axes = List.of(XPS_MODES, POLLING);
+        for (int v = 0; v < names.size(); v++)
         {
-            targets.add(new Target(rxqs, false, 0.7, ratios.get(rxqs).median()));
+            for (int axis = 0; axis < axes.size() && axis < names.get(v).settings().size(); axis++)
+            {
+                final RrVariant counterpart = names.get(v).with(axis, axes.get(axis).getFirst());
+                final int reference = names.indexOf(counterpart);
+                if (reference >= 0 && reference != v)
+                {
+                    final List<Double> perRound = new ArrayList<>();
+                    for (int r = 0; r < results.get(v).size(); r++)
+                    {
+                        perRound.add(results.get(v).get(r).rtt().getMean() /
+                            results.get(reference).get(r).rtt().getMean());
+                    }
+                    ratios.put("rtt_mean " + names.get(v).name() + "/" + counterpart.name(), Stat.of(perRound));
+                }
+            }
         }
-        return new ScenarioResult(SCENARIO, setup, results.get(reference).size(), variants, ratios, targets);
+        return new ScenarioResult(SCENARIO, setup, results.getFirst().size(), variants, ratios,
+            targets(variants, ratios));
     }
 
-    private static void add(final Map<String, List<Double>> rounds, final String figure, final double value)
+    private static ScenarioResult.Variant figures(final String name, final List<RrRound.Result> rounds)
     {
-        rounds.computeIfAbsent(figure, key -> new ArrayList<>()).add(value);
+        final Map<String, List<Double>> values = new LinkedHashMap<>();
+        final Histogram merged = new Histogram(3);
+        for (final RrRound.Result result : rounds)
+        {
+            final Histogram rtt = result.rtt();
+            final RrTally tally = result.tally();
+            merged.add(rtt);
+            add(values, "transactions_per_s", result.transactionsPerSecond());
+            add(values, "rtt_mean_us", rtt.getMean() / 1000);
+            add(values, "rtt_p50_us", rtt.getValueAtPercentile(50) / 1000.0);
+            add(values, "rtt_p90_us", rtt.getValueAtPercentile(90) / 1000.0);
+            add(values, "rtt_p99_us", rtt.getValueAtPercentile(99) / 1000.0);
+            add(values, "rtt_p99_9_us", rtt.getValueAtPercentile(99.9) / 1000.0);
+            add(values, "rtt_max_us", rtt.getMaxValue() / 1000.0);
+            add(values, "hops_per_transaction", tally.hopsPerTransaction());
+            add(values, "request_tx_hops", tally.perTransaction(tally.requestTxHops()));
+            add(values, "request_rx_hops", tally.perTransaction(tally.requestRxHops()));
+            add(values, "reply_tx_hops", tally.perTransaction(tally.replyTxHops()));
+            add(values, "reply_rx_hops", tally.perTransaction(tally.replyRxHops()));
+            add(values, "cross_cpu_share", tally.perTransaction(tally.crossCpu()));
+            add(values, "cpu_share_xmit", result.cpu().xmit());
+            add(values, "cpu_share_busiest", result.cpu().busiest());
+            result.cpu().roles().forEach((role, share) -> add(values, "cpu_share_" + role, share));
+            add(values, "cpu_us_per_transaction", tally.perTransaction(result.cpu().nanos()) / 1000);
+            add(values, "sends_refused", tally.refused());
+            add(values, "flows_stalled", result.stalled());
+            add(values, "datagrams_dropped", result.dropped());
+        }
+        final Map<String, Stat> figures = new LinkedHashMap<>();
+        values.forEach((figure, perRound) -> figures.put(figure, Stat.of(perRound)));
+        final List<double[]> curve = new ArrayList<>();
+        for (final double percentile : CURVE_PERCENTILES)
+        {
+            curve.add(new double[] {percentile, merged.getValueAtPercentile(percentile) / 1000.0});
+        }
+        return new ScenarioResult.Variant(name, figures, curve);
+    }
+
+    /**
+     * The issue's targets, all about busy polling: each busy-polling variant's RTT p50 and p99 (the worst of them is
+     * held against the bound), and xps-rxqs against hash under busy polling. Without busy-polling variants they are
+     * not measured, and say so.
+     */
+    static List<Target> targets(final List<ScenarioResult.Variant> variants, final Map<String, Stat> ratios)
+    {
+        final List<ScenarioResult.Variant> busy = variants.stream()
+            .filter(variant -> List.of(variant.name().split("\\" + RrVariant.JOIN)).contains(BUSY_POLLING)).toList();
+        final List<Target> targets = new ArrayList<>();
+        for (final String figure : List.of("rtt_p50_us", "rtt_p99_us"))
+        {
+            final String name = figure + " " + BUSY_POLLING + " (worst XPS mode)";
+            final double bound = "rtt_p50_us".equals(figure) ? P50_TARGET_US : P99_TARGET_US;
+            targets.add(busy.isEmpty() ? Target.notMeasured(name, false, bound) : new Target(name, false, bound,
+                busy.stream().mapToDouble(variant -> variant.figures().get(figure).median()).max().orElseThrow()));
+        }
+        final String rxqs = "rtt_mean xps-rxqs" + RrVariant.JOIN + BUSY_POLLING + "/" + REFERENCE + RrVariant.JOIN +
+            BUSY_POLLING;
+        targets.add(ratios.containsKey(rxqs) ? new Target(rxqs, false, RXQS_TARGET, ratios.get(rxqs).median()) :
+            Target.notMeasured(rxqs, false, RXQS_TARGET));
+        return targets;
+    }
+
+    private static void add(final Map<String, List<Double>> values, final String figure, final double value)
+    {
+        values.computeIfAbsent(figure, key -> new ArrayList<>()).add(value);
     }
 }

@@ -1,37 +1,43 @@
 package io.xmit.deploy.bench;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import akka.actor.typed.ActorSystem;
+import akka.actor.typed.DispatcherSelector;
 import akka.actor.typed.javadsl.Behaviors;
+import com.typesafe.config.ConfigFactory;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.ReceiveBooks;
 import io.xmit.actors.SocketOptions;
+import io.xmit.actors.StopReport;
 import io.xmit.actors.UdpSocket;
-import io.xmit.actors.XpsPreset;
+import io.xmit.actors.cpu.Cpus;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * One round of one {@code rr} variant: a pipeline of its own on the {@code loop} device (4 TX and 4 RX queues per
- * port, 2 CPUs) with the variant's XPS preset, and request/response traffic at a fixed offered load. Port B runs
- * one connected client socket per flow; port A answers each flow on a connected socket of its own (as a server has
- * one per connection), flow f's on CPU f mod 2, so the CPU a request's RX queue runs on and the CPU of the socket
- * that answers are independent, as they are for a server thread that picks up any connection. A generator thread
- * paces the requests over the flows, round-robin; each carries its send time, and the client socket's handler
- * records the RTT when the reply comes back.
+ * One round of one {@code rr} variant, closed loop: a pipeline of its own on the {@code loop} device (4 TX and 4 RX
+ * queues per port, 2 CPUs) with the variant's keys, and {@code flows} flows of one transaction in flight each
+ * ({@link RrFlow}). Port B runs one connected client socket per flow, port A one connected server socket per flow;
+ * both of flow f's sockets run on CPU f mod 2, whatever RX queue the flow's traffic hashes to: sockets placed
+ * independently of their RX queues, as threads that are not pinned are. A one-shot actor on each CPU sends that CPU's
+ * flows' first requests; from then on the clients' handlers keep the loop going.
  * <p>
- * <b>Cross-CPU replies.</b> The answering handler knows the RX queue the request arrived on
- * ({@link io.xmit.actors.ReceivedDatagram#rxQueue()}) and, after its send, the TX queue the reply was put on (a
- * connected socket caches its pick, §1.2: {@code queueState().txQueue()}). RX queue r and TX queue t run on CPUs
- * r mod 2 and t mod 2; a reply counts as cross-CPU when they differ: its TX completion is then handled on another
- * CPU than the request's receive, the cache traffic XPS by RX queue exists to avoid.
+ * A round either runs for a time ({@link #run(long, long)}: a warm-up, then the measured window) or until every flow
+ * completed a number of transactions ({@link #runTransactions}). Either way it then lets the last transactions
+ * finish, stops the pipeline and checks its books. A round runs once.
  */
 final class RrRound
 {
@@ -40,87 +46,178 @@ final class RrRound
 
     private static final int SERVICE_PORT_BASE = 20000;
     private static final int CLIENT_PORT_BASE = 40000;
-    private static final int PAYLOAD_LENGTH = 32;
-    private static final long DRAIN_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final long STOP_TIMEOUT_SECONDS = 10;
+    private static final long START_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private static final long IDLE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(2);
+    private static final Duration STOP_DEADLINE = Duration.ofSeconds(3);
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
     /**
-     * What one round's window saw.
+     * What one round saw.
      *
-     * @param rtt       RTT in ns of the replies received in the window.
-     * @param replies   replies the server sent in the window.
-     * @param crossCpu  of those, replies whose TX queue runs on another CPU than the request's RX queue.
-     * @param backPressured the load's sends refused as back-pressured (and retried) in the window.
-     * @param nanos     the window's length.
+     * @param rtt     RTT in ns of the transactions completed in the window.
+     * @param tally   what the flows counted in the window.
+     * @param cpu     the threads' CPU time in the window.
+     * @param nanos   the window's length.
+     * @param stalled flows whose transaction never completed: its request or reply was dropped (and counted).
+     * @param refused the flows that ended at a refused send, by the last refusal's {@code SendResult} name.
+     * @param stop    the pipeline's stop, with its final books (balanced: a round whose books do not balance throws).
      */
-    record Result(Histogram rtt, long replies, long crossCpu, long backPressured, long nanos)
+    record Result(Histogram rtt, RrTally tally, ThreadCpu.Usage cpu, long nanos, int stalled,
+        Map<String, Long> refused, StopReport stop)
     {
-        double crossCpuShare()
+        /** Datagrams the pipeline dropped in the round, transmit and receive, by their counted reason. */
+        Map<String, Long> drops()
         {
-            return replies > 0 ? (double)crossCpu / replies : 0.0;
+            final Map<String, Long> drops = new TreeMap<>(stop.books().dropsByReason());
+            for (final ReceiveBooks port : stop.books().received())
+            {
+                port.dropsByReason().forEach((reason, count) -> drops.merge(reason, count, Long::sum));
+            }
+            return drops;
+        }
+
+        long dropped()
+        {
+            return drops().values().stream().mapToLong(Long::longValue).sum();
+        }
+
+        double transactionsPerSecond()
+        {
+            return tally.transactions() * 1e9 / nanos;
         }
     }
 
-    private final String name;
-    private final XpsPreset preset;
-    private final int rate;
-    private final int flows;
-    private final Recorder rtt = new Recorder(3);
-    private final AtomicLong served = new AtomicLong();
-    private final AtomicLong crossCpu = new AtomicLong();
-    private final AtomicLong requests = new AtomicLong();
-    private final AtomicLong backPressured = new AtomicLong();
-    private final AtomicLong replies = new AtomicLong();
-    private volatile boolean running = true;
-
-    RrRound(final String name, final XpsPreset preset, final int rate, final int flows)
+    /** What a round measured, before the stop. */
+    private record Window(Histogram rtt, RrTally tally, ThreadCpu.Usage cpu, long nanos)
     {
-        this.name = name;
-        this.preset = preset;
-        this.rate = rate;
-        this.flows = flows;
     }
 
-    /** Starts everything, offers the load for {@code warmNanos + windowNanos}, measures the window, stops. */
+    private final RrVariant variant;
+    private final int flows;
+    private final String systemName;
+    private final Recorder rtt = new Recorder(3);
+    private final AtomicReferenceArray<Thread> cpuThreads = new AtomicReferenceArray<>(CPUS);
+    private final CountDownLatch started = new CountDownLatch(CPUS);
+    private final List<RrFlow> loop = new ArrayList<>();
+    private final List<UdpSocket> clients = new ArrayList<>();
+    private volatile boolean running = true;
+
+    RrRound(final RrVariant variant, final int flows)
+    {
+        if (flows < 1)
+        {
+            throw new IllegalArgumentException("rr flows " + flows + " is not >= 1");
+        }
+        this.variant = variant;
+        this.flows = flows;
+        this.systemName = "bench-rr-" + INSTANCES.incrementAndGet();
+    }
+
+    /**
+     * The pipeline's configuration: the round's base keys, then the variant's; the rest the pipeline's defaults. Not
+     * smaller rings: they overflow although a closed loop has one datagram per flow in flight (a socket's 64 KiB ring
+     * was measured full after 363 datagrams, {@code rx_drop_socket_ring_full}; docs/benchmarks.md).
+     */
+    static PipelineConfig config(final String name, final RrVariant variant)
+    {
+        return PipelineConfig.fromConfig(ConfigFactory.parseString("xmit {\n" +
+            "name = \"" + name + "\"\n" +
+            "device = \"" + DEVICE + "\"\n" +
+            "cpus = " + CPUS + "\n" +
+            variant.keys() + "\n}"));
+    }
+
+    /** Runs the loop for {@code warmNanos}, measures {@code windowNanos}, then stops. */
     Result run(final long warmNanos, final long windowNanos)
     {
-        final String systemName = "bench-rr-" + name + "-" + INSTANCES.incrementAndGet();
+        return run(Long.MAX_VALUE, () ->
+        {
+            sleep(warmNanos);
+            rtt.reset();
+            final RrTally before = tally();
+            final ThreadCpu.Sample cpuBefore = ThreadCpu.sample(threads(), systemName);
+            final long start = System.nanoTime();
+            sleep(windowNanos);
+            final Histogram window = rtt.getIntervalHistogram();
+            final RrTally after = tally();
+            final ThreadCpu.Sample cpuAfter = ThreadCpu.sample(threads(), systemName);
+            final long nanos = System.nanoTime() - start;
+            return new Window(window, after.minus(before), ThreadCpu.between(cpuBefore, cpuAfter, nanos), nanos);
+        }, false);
+    }
+
+    /**
+     * Runs until every flow completed {@code perFlow} transactions, waiting at most {@code timeoutNanos}; the window
+     * is the whole run.
+     *
+     * @throws IllegalStateException naming the flows that did not finish in time, or stopped at a refused send.
+     */
+    Result runTransactions(final long perFlow, final long timeoutNanos)
+    {
+        if (perFlow < 1)
+        {
+            throw new IllegalArgumentException("rr transactions per flow " + perFlow + " is not >= 1");
+        }
+        return run(perFlow, () ->
+        {
+            final ThreadCpu.Sample cpuBefore = ThreadCpu.sample(threads(), systemName);
+            final long start = System.nanoTime();
+            awaitEvery(RrFlow::finished, timeoutNanos);
+            final long nanos = System.nanoTime() - start;
+            return new Window(rtt.getIntervalHistogram(), tally(),
+                ThreadCpu.between(cpuBefore, ThreadCpu.sample(threads(), systemName), nanos), nanos);
+        }, true);
+    }
+
+    /**
+     * Starts the pipeline and the flows, measures, lets the last transactions finish (a bounded wait), stops the
+     * pipeline and checks its books; with {@code exact}, also that every flow completed its transactions. What fails
+     * is an {@link IllegalStateException} with the flows behind, the refused sends and the stop's books.
+     */
+    private Result run(final long perFlow, final Supplier<Window> measure, final boolean exact)
+    {
+        if (!loop.isEmpty())
+        {
+            throw new IllegalStateException(variant.name() + ": a round runs once; make another");
+        }
         final ActorSystem<Void> system =
             ActorSystem.create(Behaviors.empty(), systemName, BenchSystems.quietConfig());
-        Thread generator = null;
         try
         {
-            final Pipeline pipeline = Pipeline.start(system, PipelineConfig.builder()
-                .name(systemName)
-                .device(DEVICE)
-                .cpus(CPUS)
-                .qdiscRingTerm(1 << 22)
-                .socketRingTerm(1 << 16)
-                .xpsPreset(preset)
-                .build());
+            final Pipeline pipeline = Pipeline.start(system, config(systemName, variant));
+            final Window window;
+            final StopReport stop;
             try
             {
-                final List<UdpSocket> clients = openSockets(pipeline);
-                generator = Thread.ofPlatform().name(systemName + "-load").start(() -> offer(clients));
-                sleep(warmNanos);
-                rtt.reset();
-                final long servedBefore = served.get();
-                final long crossBefore = crossCpu.get();
-                final long backPressuredBefore = backPressured.get();
-                final long start = System.nanoTime();
-                sleep(windowNanos);
-                final Histogram window = rtt.getIntervalHistogram();
-                final long nanos = System.nanoTime() - start;
-                final Result result = new Result(window, served.get() - servedBefore, crossCpu.get() - crossBefore,
-                    backPressured.get() - backPressuredBefore, nanos);
-                return result;
+                openFlows(pipeline, perFlow);
+                startFlows(system);
+                window = measure.get();
+                running = false;
+                awaitEvery(RrFlow::idle, IDLE_TIMEOUT_NANOS);
             }
             finally
             {
-                stopLoad(generator);
-                pipeline.close();
+                running = false;
+                stop = pipeline.stop(STOP_DEADLINE);
             }
+            final List<Integer> behind = new ArrayList<>();
+            for (int f = 0; f < loop.size(); f++)
+            {
+                final RrFlow flow = loop.get(f);
+                if (!flow.idle() || exact && (!flow.finished() || null != flow.refusal()))
+                {
+                    behind.add(f);
+                }
+            }
+            if (exact && !behind.isEmpty() || !stop.books().balances())
+            {
+                throw new IllegalStateException(variant.name() + ": " + (behind.isEmpty() ? "" : "flows " + behind +
+                    " did not finish (refused sends: " + refusals() + "); ") + tally() + "; stop: " + stop.line());
+            }
+            final int stalled = (int)loop.stream().filter(flow -> !flow.idle()).count();
+            final Map<String, Long> refused = new TreeMap<>();
+            refusals().values().forEach(result -> refused.merge(result, 1L, Long::sum));
+            return new Result(window.rtt(), window.tally(), window.cpu(), window.nanos(), stalled, refused, stop);
         }
         finally
         {
@@ -128,66 +225,92 @@ final class RrRound
         }
     }
 
-    private List<UdpSocket> openSockets(final Pipeline pipeline)
+    private void openFlows(final Pipeline pipeline, final long perFlow)
     {
-        final List<UdpSocket> clients = new ArrayList<>();
         for (int f = 0; f < flows; f++)
         {
-            final UnsafeBuffer reply = new UnsafeBuffer(new byte[PAYLOAD_LENGTH]);
+            final RrFlow flow = new RrFlow(CPUS, perFlow, () -> running, rtt);
+            loop.add(flow);
             pipeline.openUdp(SocketOptions.udp4(SERVICE_PORT_BASE + f).onCpu(f % CPUS)
-                .connect(Endpoint.of("10.0.0.2", CLIENT_PORT_BASE + f))
-                .handler((socket, request) ->
-                {
-                    final int length = Math.min(PAYLOAD_LENGTH, request.payloadLength());
-                    reply.putBytes(0, request.buffer(), request.payloadOffset(), length);
-                    if (socket.send(reply, 0, length) > 0)
-                    {
-                        served.incrementAndGet();
-                        if (request.rxQueue() % CPUS != socket.queueState().txQueue() % CPUS)
-                        {
-                            crossCpu.incrementAndGet();
-                        }
-                    }
-                }));
+                .connect(Endpoint.of("10.0.0.2", CLIENT_PORT_BASE + f)).handler(flow.server()));
             clients.add(pipeline.openUdp(SocketOptions.udp4(CLIENT_PORT_BASE + f).onPort(1).onCpu(f % CPUS)
-                .connect(Endpoint.of("10.0.0.1", SERVICE_PORT_BASE + f))
-                .handler((socket, response) ->
-                {
-                    rtt.recordValue(Math.max(0, System.nanoTime() - response.buffer().getLong(
-                        response.payloadOffset())));
-                    replies.incrementAndGet();
-                })));
+                .connect(Endpoint.of("10.0.0.1", SERVICE_PORT_BASE + f)).handler(flow.client())));
         }
-        return clients;
     }
 
-    /** Paces requests at the offered rate over the client sockets, round-robin, until stopped. */
-    private void offer(final List<UdpSocket> clients)
+    /** Sends each flow's first request from its CPU's thread, and learns the CPUs' threads for their CPU time. */
+    private void startFlows(final ActorSystem<Void> system)
     {
-        RequestPacer.offer(clients, PAYLOAD_LENGTH, rate, () -> running, requests, backPressured);
-    }
-
-    /** Stops the generator, then waits a bounded time for the replies still in flight. */
-    private void stopLoad(final Thread generator)
-    {
-        running = false;
-        if (null == generator)
+        for (int cpu = 0; cpu < CPUS; cpu++)
         {
-            return;
+            final int on = cpu;
+            system.systemActorOf(Behaviors.setup(context ->
+            {
+                cpuThreads.set(on, Thread.currentThread());
+                for (int f = on; f < flows; f += CPUS)
+                {
+                    loop.get(f).start(clients.get(f));
+                }
+                started.countDown();
+                return Behaviors.stopped();
+            }), "rr-start-" + cpu, DispatcherSelector.fromConfig(Cpus.dispatcherId(cpu)));
         }
         try
         {
-            generator.join(TimeUnit.SECONDS.toMillis(STOP_TIMEOUT_SECONDS));
-            final long deadline = System.nanoTime() + DRAIN_NANOS;
-            while (replies.get() < requests.get() && System.nanoTime() < deadline)
+            if (!started.await(START_TIMEOUT_NANOS, TimeUnit.NANOSECONDS))
             {
-                Thread.sleep(1);
+                throw new IllegalStateException(variant.name() + ": the flows did not start on their CPUs within " +
+                    TimeUnit.NANOSECONDS.toSeconds(START_TIMEOUT_NANOS) + " s");
             }
         }
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException(name + ": interrupted while stopping the load", ex);
+            throw new IllegalStateException(variant.name() + ": interrupted while the flows started", ex);
+        }
+    }
+
+    /** Flow → the last refused send's result, for the flows that had one. */
+    private Map<Integer, String> refusals()
+    {
+        final Map<Integer, String> refusals = new TreeMap<>();
+        for (int f = 0; f < loop.size(); f++)
+        {
+            if (null != loop.get(f).refusal())
+            {
+                refusals.put(f, loop.get(f).refusal());
+            }
+        }
+        return refusals;
+    }
+
+    private Thread[] threads()
+    {
+        final Thread[] threads = new Thread[CPUS];
+        for (int cpu = 0; cpu < CPUS; cpu++)
+        {
+            threads[cpu] = cpuThreads.get(cpu);
+        }
+        return threads;
+    }
+
+    private RrTally tally()
+    {
+        RrTally sum = RrTally.ZERO;
+        for (final RrFlow flow : loop)
+        {
+            sum = sum.plus(flow.tally());
+        }
+        return sum;
+    }
+
+    /** Waits until every flow meets {@code condition}, or {@code timeoutNanos} have passed. */
+    private void awaitEvery(final Predicate<RrFlow> condition, final long timeoutNanos)
+    {
+        final long deadline = System.nanoTime() + timeoutNanos;
+        while (!loop.stream().allMatch(condition) && System.nanoTime() < deadline)
+        {
+            sleep(TimeUnit.MILLISECONDS.toNanos(1));
         }
     }
 
@@ -200,7 +323,7 @@ final class RrRound
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while the load ran", ex);
+            throw new IllegalStateException("interrupted while the loop ran", ex);
         }
     }
 }

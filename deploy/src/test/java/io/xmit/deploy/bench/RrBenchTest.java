@@ -1,0 +1,161 @@
+package io.xmit.deploy.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.xmit.actors.Accounting;
+import io.xmit.actors.StopReport;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The rr scenario's arithmetic from made-up rounds: the variants as a product of axes of pipeline keys, the order
+ * rotated per round, figures and per-round ratios to each variant's counterparts, and the issue's targets — not
+ * measured without busy polling, held against the busy-polling variants once an axis has them.
+ */
+class RrBenchTest
+{
+    private static final long SECOND = 1_000_000_000L;
+    private static final RrVariant.Setting BUSY = new RrVariant.Setting(RrBench.BUSY_POLLING, "busy-poll = 50us");
+
+    @Test
+    void theVariantsAreTheXpsModesWithBusyPollingOff()
+    {
+        assertEquals(List.of("hash", "xps-cpus", "xps-rxqs"), RrBench.names());
+        assertEquals("xps.preset = rxqs", RrBench.VARIANTS.get(2).keys());
+    }
+
+    @Test
+    void aSecondAxisIsOneSettingAndRunsWithEveryXpsMode()
+    {
+        final List<RrVariant> variants = busyAxis();
+
+        assertEquals(List.of("hash", "xps-cpus", "xps-rxqs", "hash+busy-poll", "xps-cpus+busy-poll",
+            "xps-rxqs+busy-poll"), variants.stream().map(RrVariant::name).toList());
+        assertEquals("xps.preset = rxqs\nbusy-poll = 50us", variants.get(5).keys());
+    }
+
+    @Test
+    void eachRoundRotatesTheOrderByOne()
+    {
+        final List<List<Integer>> orders = new ArrayList<>();
+        for (int round = 0; round < 4; round++)
+        {
+            final List<Integer> order = new ArrayList<>();
+            for (int position = 0; position < 3; position++)
+            {
+                order.add(RrBench.runsAt(round, position, 3));
+            }
+            orders.add(order);
+        }
+        assertEquals(List.of(List.of(0, 1, 2), List.of(1, 2, 0), List.of(2, 0, 1), List.of(0, 1, 2)), orders);
+    }
+
+    @Test
+    void figuresComeFromTheRoundsAndRatiosFromEachRoundsPair()
+    {
+        final List<List<RrRound.Result>> results = List.of(
+            List.of(round(100_000, 1_000, 50_000), round(100_000, 2_000, 50_000)),
+            List.of(round(100_000, 500, 25_000), round(100_000, 500, 25_000)),
+            List.of(round(50_000, 250, 0), round(100_000, 1_000, 0)));
+
+        final ScenarioResult summary = RrBench.summarise(RrBench.VARIANTS, results, "setup");
+
+        assertEquals("rr", summary.scenario());
+        assertEquals(2, summary.rounds());
+        final ScenarioResult.Variant hash = summary.variants().getFirst();
+        assertEquals(new Stat(1.5, 1.0, 2.0, List.of(1.0, 2.0)), hash.figures().get("rtt_mean_us"));
+        assertEquals(new Stat(100_000, 100_000, 100_000, List.of(100_000.0, 100_000.0)),
+            hash.figures().get("transactions_per_s"));
+        // Half the transactions made a hop of each of the 4 kinds: 2 hops per transaction.
+        assertEquals(2.0, hash.figures().get("hops_per_transaction").median());
+        assertEquals(0.5, hash.figures().get("request_tx_hops").median());
+        assertEquals(0.0, summary.variants().get(2).figures().get("hops_per_transaction").median());
+        // xps-rxqs against hash per round: 0.25 and 0.5.
+        assertEquals(new Stat(0.375, 0.25, 0.5, List.of(0.25, 0.5)), summary.ratios().get("rtt_mean xps-rxqs/hash"));
+        assertEquals(List.of("rtt_mean xps-cpus/hash", "rtt_mean xps-rxqs/hash"), List.copyOf(summary.ratios().keySet()));
+        assertEquals(13, hash.curve().size());
+    }
+
+    @Test
+    void withoutBusyPollingTheTargetsAreNotMeasured()
+    {
+        final List<List<RrRound.Result>> results = new ArrayList<>();
+        for (int v = 0; v < RrBench.VARIANTS.size(); v++)
+        {
+            results.add(List.of(round(100_000, 5_000, 0)));
+        }
+
+        final List<Target> targets = RrBench.summarise(RrBench.VARIANTS, results, "setup").targets();
+
+        assertEquals(List.of("rtt_p50_us busy-poll (worst XPS mode) <= 10", "rtt_p99_us busy-poll (worst XPS mode) " +
+            "<= 50", "rtt_mean xps-rxqs+busy-poll/hash+busy-poll <= 0.700"), targets.stream().map(Target::rule).toList());
+        for (final Target target : targets)
+        {
+            assertFalse(target.measured(), target.rule());
+            assertFalse(target.met(), target.rule());
+            assertEquals(Target.NOT_MEASURED, target.status());
+        }
+    }
+
+    @Test
+    void withBusyPollingTheTargetsHoldTheBusyPollingVariants()
+    {
+        final List<RrVariant> variants = busyAxis();
+        final List<List<RrRound.Result>> results = new ArrayList<>();
+        for (int v = 0; v < 3; v++)
+        {
+            results.add(List.of(round(10_000, 100_000, 0)));
+        }
+        results.add(List.of(round(100_000, 8_000, 0)));
+        results.add(List.of(round(100_000, 12_000, 0)));
+        results.add(List.of(round(100_000, 4_000, 0)));
+
+        final ScenarioResult summary = RrBench.summarise(variants, results, "setup");
+
+        final List<Target> targets = summary.targets();
+        // The worst busy-polling p50 is xps-cpus's 12 µs: missed; every p99 is under 50 µs; xps-rxqs is 0.5× hash.
+        assertTrue(targets.stream().allMatch(Target::measured));
+        assertEquals(List.of("MISSED", "met", "met"), targets.stream().map(Target::status).toList());
+        assertEquals(12.0, targets.getFirst().value(), 0.1);
+        assertEquals(0.5, targets.getLast().value(), 0.01);
+        assertEquals(0.08, summary.ratios().get("rtt_mean hash+busy-poll/hash").median(), 0.001);
+    }
+
+    @Test
+    void rejectsOptionsOutOfRange()
+    {
+        assertThrows(IllegalArgumentException.class, () -> new RrBench.Options(0, 0, 100, 1));
+        assertThrows(IllegalArgumentException.class, () -> new RrBench.Options(1, 0, 100, 0));
+        assertThrows(IllegalArgumentException.class, () -> new RrRound(RrBench.VARIANTS.getFirst(), 0));
+        assertThrows(IllegalArgumentException.class,
+            () -> new RrRound(RrBench.VARIANTS.getFirst(), 1).runTransactions(0, SECOND));
+    }
+
+    private static List<RrVariant> busyAxis()
+    {
+        return RrVariant.product(List.of(RrBench.XPS_MODES, List.of(RrBench.POLLING.getFirst(), BUSY)));
+    }
+
+    /**
+     * A second's round: {@code transactions}, every one {@code rttNanos}, {@code hopsPerKind} of each kind of hop, and
+     * the two CPU threads half busy.
+     */
+    private static RrRound.Result round(final long transactions, final long rttNanos, final long hopsPerKind)
+    {
+        final Histogram rtt = new Histogram(3);
+        rtt.recordValueWithCount(rttNanos, transactions);
+        final RrTally tally = new RrTally(transactions, transactions, hopsPerKind, hopsPerKind, hopsPerKind,
+            hopsPerKind, 0, 0);
+        return new RrRound.Result(rtt, tally, new ThreadCpu.Usage(new double[] {0.5, 0.5},
+            Map.of(ThreadCpu.AKKA, 0.1), SECOND), SECOND, 0, Map.of(),
+            new StopReport(true, Duration.ZERO, 0, 0, 0, new Accounting(2 * transactions, List.of(), List.of())));
+    }
+}
