@@ -80,6 +80,7 @@ public final class Main implements Callable<Integer>
             .addSubcommand(ClusterCommand.commandLine(out, err))
             .addSubcommand(new CompletionCommand(out))
             .addSubcommand(new ExplainCommand(out, err))
+            .addSubcommand(new ManPageCommand(out))
             .addSubcommand(new RunCommand(out, terminal, err))
             .addSubcommand(new StatCommand(out, terminal, err))
             .addSubcommand(new CommandLine(new TraceCommand(err)).addSubcommand(new TraceCommand.Show(out, err)))

@@ -59,7 +59,7 @@ class CliConventionsTest
     @Test
     void helpCommandShowsThatCommandsOptions()
     {
-        for (final String command : List.of("run", "stat", "explain", "bench", "trace", "completion", "cluster"))
+        for (final String command : List.of("run", "stat", "explain", "bench", "trace", "completion", "man", "cluster"))
         {
             final RunCommandTest.Result help = xmit("help", command);
             assertEquals(Main.EXIT_OK, help.code(), help.err());
@@ -78,8 +78,55 @@ class CliConventionsTest
             "xmit stat: unknown option '--intervall'; did you mean --interval? (see xmit stat --help)\n"),
             xmit("stat", "--intervall=2"));
         assertEquals(new RunCommandTest.Result(Main.EXIT_USAGE, "", "xmit stats: unknown command 'stats' (expected " +
-            "bench, cluster, completion, explain, help, run, stat, test, trace); did you mean stat or test or " +
+            "bench, cluster, completion, explain, help, man, run, stat, test, trace); did you mean stat or test or " +
             "cluster?\n"), xmit("stats"));
+    }
+
+    /**
+     * The manual page is roff holding every command, subcommand and option of the parser's own definition, and no
+     * line the formatter would take for a request it does not know.
+     */
+    @Test
+    void theManualPageHoldsEveryCommandAndOption()
+    {
+        final RunCommandTest.Result man = xmit("man");
+        assertEquals(Main.EXIT_OK, man.code(), man.err());
+        final String page = man.out();
+        assertTrue(page.startsWith(".TH XMIT 1 \"\" \"xmit "), page);
+        final List<CommandLine.Model.CommandSpec> commands = new ArrayList<>();
+        collect(Main.commandLine(System.out, System.err, Terminal.PIPED).getCommandSpec(), commands);
+        assertEquals(16, commands.size(), "commands and subcommands, root included");
+        for (final CommandLine.Model.CommandSpec command : commands.subList(1, commands.size()))
+        {
+            assertTrue(page.contains("\n.SS " + ManPageCommand.text(command.qualifiedName()) + "\n"),
+                command.qualifiedName());
+            for (final CommandLine.Model.OptionSpec option : command.options())
+            {
+                for (final String name : option.hidden() ? new String[0] : option.names())
+                {
+                    assertTrue(page.contains(ManPageCommand.text(name)), command.qualifiedName() + " " + name);
+                }
+            }
+        }
+        for (final String line : page.split("\n"))
+        {
+            assertTrue(!line.contains("%n"), line);
+            if (line.startsWith(".") || line.startsWith("'"))
+            {
+                assertTrue(ManPageCommand.REQUESTS.contains(line.split(" ", 2)[0]), line);
+            }
+        }
+        assertEquals("\\&.conf \\e\\-x", ManPageCommand.text(".conf \\-x"));
+    }
+
+    private static void collect(final CommandLine.Model.CommandSpec command,
+        final List<CommandLine.Model.CommandSpec> into)
+    {
+        into.add(command);
+        for (final CommandLine sub : command.subcommands().values())
+        {
+            collect(sub.getCommandSpec(), into);
+        }
     }
 
     /** The script bash sources, asked as bash asks it while one presses Tab. */
