@@ -153,8 +153,9 @@ class NetworkRingsTest
     }
 
     /** Sends frame {@code seq} once the consumer sleeps, so nothing but the hook can wake it, and waits for it. */
-    private static void sendAsleep(
+    private void sendAsleep(
         final Consumer consumer, final PacketPublication publication, final UnsafeBuffer scratch, final long seq)
+        throws Exception
     {
         awaitAsleep(consumer);
         Await.until("frame " + seq + " accepted",
@@ -163,10 +164,16 @@ class NetworkRingsTest
         Await.exactly("frames consumed", seq + 1, consumer.checker::consumed);
     }
 
-    private static void awaitAsleep(final Consumer consumer)
+    /**
+     * Waits until the consumer is IDLE and its last Poll, with the re-poll that follows going idle, has returned: a
+     * frame sent before that re-poll could be taken by it, with no wake-up from the hook.
+     */
+    private void awaitAsleep(final Consumer consumer) throws Exception
     {
         Await.until("the consumer asleep", () -> RingDoorbell.IDLE == consumer.doorbell.state(),
             () -> consumer.doorbell);
+        consumerThread.submit(() -> null).get(10, TimeUnit.SECONDS);
+        assertEquals(RingDoorbell.IDLE, consumer.doorbell.state(), "asleep after its last Poll");
     }
 
     @Test
