@@ -173,7 +173,9 @@ public final class SocketTable
 
     /**
      * {@link #put} for a reuseport member on another node, named by {@code steeringKey} (stable across its leaving
-     * and coming back): its group is steered by rendezvous hashing from now on.
+     * and coming back): its group is steered by rendezvous hashing from now on. The member starts out of steering
+     * (until its ring to its node is connected, a datagram steered to it could not be delivered): {@link #steer}
+     * puts it in.
      *
      * @throws IllegalArgumentException if the socket is not an unconnected reuseport socket, or another member
      *                                  already has the key.
@@ -194,6 +196,7 @@ public final class SocketTable
             }
         }
         final Long before = steeringKeys.put(socket, steeringKey);
+        final boolean wasParked = !parked.add(socket);
         try
         {
             put(socket);
@@ -207,6 +210,10 @@ public final class SocketTable
             else
             {
                 steeringKeys.put(socket, before);
+            }
+            if (!wasParked)
+            {
+                parked.remove(socket);
             }
             throw ex;
         }

@@ -241,6 +241,12 @@ public class SocketTableTest
             table.putSteered(members[i], 1000 + i);
         }
         flow.setIpv4(FlowKey.PROTO_UDP, 0x0A00_0002, 0x0A00_0001, 40000, 7);
+        assertNull(table.lookup(0, flow, 0, 0), "members start out of steering, until their rings connect");
+        assertSame(members[1], table.byId(11));
+        for (final UdpSocketImpl member : members)
+        {
+            table.steer(member, true);
+        }
         final int hashes = 4096;
         final UdpSocketImpl[] before = new UdpSocketImpl[hashes];
         final int[] share = new int[members.length];
