@@ -82,10 +82,11 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
      * @param rejected its frames from a socket it does not hold (unbound, or never bound here).
      * @param refused  its frames the pipeline refused (stopping, closed, too long).
      * @param nodeDown its frames left in its TX streams when it was removed without leaving.
+     * @param steered  its sockets the RX queues steer to now (ring connected, node reachable, not leaving).
      * @param received the datagrams its sockets reported read when they were released.
      */
-    public record NodeBooks(String node, long incarnation, boolean live, int sockets, long relayed, long rejected,
-        long refused, long nodeDown, long relayBackPressured, long received)
+    public record NodeBooks(String node, long incarnation, boolean live, int sockets, int steered, long relayed,
+        long rejected, long refused, long nodeDown, long relayBackPressured, long received)
     {
     }
 
@@ -155,8 +156,13 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
 
         NodeBooks books(final boolean live)
         {
-            return new NodeBooks(address, incarnation, live, sockets.size(), relay.relayed(), relay.rejected(),
-                relay.refused(), relay.nodeDown(), relay.backPressured(), received);
+            int steered = 0;
+            for (final EdgeSocket socket : sockets.values())
+            {
+                steered += socket.ready && reachable ? 1 : 0;
+            }
+            return new NodeBooks(address, incarnation, live, sockets.size(), steered, relay.relayed(),
+                relay.rejected(), relay.refused(), relay.nodeDown(), relay.backPressured(), received);
         }
     }
 
