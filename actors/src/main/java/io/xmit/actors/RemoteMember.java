@@ -35,10 +35,17 @@ public interface RemoteMember extends AutoCloseable
      */
     void steer(boolean on);
 
-    /** What it has sent through {@link #relay}. */
+    /** What it has sent through {@link #relay}; after {@link #close}, what it had; -1 if the pipeline closed first. */
     long sent();
 
-    /** Leaves the group for good; what it sent stays in the books. Its receive ring is its owner's to close. */
+    /**
+     * What the RX queues have put into its receive ring. The pipeline's receive books count these as delivered to a
+     * socket (they end where the ring to the node begins); what the node read of them is the node's to report.
+     * After {@link #close}, what it had; -1 if the pipeline closed first.
+     */
+    long delivered();
+
+    /** Leaves the group for good and closes its receive ring; what it sent and was delivered stays in the books. */
     @Override
     void close();
 }

@@ -209,7 +209,8 @@ public final class SocketLifecycle
             final AtomicCounter[] socketCounters = {
                 counters.allocate(CounterType.SOCKET_SENT, scope),
                 counters.allocate(CounterType.SOCKET_SEND_BACKPRESSURED, scope),
-                counters.allocate(CounterType.SOCKET_SEND_REFUSED, scope)};
+                counters.allocate(CounterType.SOCKET_SEND_REFUSED, scope),
+                counters.allocate(CounterType.SOCKET_DELIVERED, scope)};
             final UdpSocketImpl socket = new UdpSocketImpl(id, 0, port, local, "*".equals(options.address()), true,
                 options.priority(), 0, receiveRing, null,
                 new SocketQueueState(parts.jiffies(), parts.config().txqReselection().toNanos()), socketCounters,
@@ -217,6 +218,8 @@ public final class SocketLifecycle
                 {
                     throw new IllegalStateException("a remote member's peer is its node's to set");
                 });
+            // Its deliveries are the port's socket deliveries: the edge's books end where the ring to the node begins.
+            socket.countDeliveries(socketCounters[3]);
             try
             {
                 parts.sockets().putSteered(socket, steeringKey);
@@ -236,6 +239,9 @@ public final class SocketLifecycle
     {
         private final UdpSocketImpl socket;
         private final AtomicCounter[] counters;
+        /** What it had sent and was delivered when it closed (its counters are freed then); -1 while open. */
+        private long closedSent = -1;
+        private long closedDelivered = -1;
 
         Remote(final UdpSocketImpl socket, final AtomicCounter[] counters)
         {
@@ -278,7 +284,19 @@ public final class SocketLifecycle
         @Override
         public long sent()
         {
-            return socket.sentCount();
+            synchronized (open)
+            {
+                return socket.isClosed() || open.isClosed() ? closedSent : socket.sentCount();
+            }
+        }
+
+        @Override
+        public long delivered()
+        {
+            synchronized (open)
+            {
+                return socket.isClosed() || open.isClosed() ? closedDelivered : counters[3].get();
+            }
         }
 
         @Override
@@ -289,6 +307,11 @@ public final class SocketLifecycle
             {
                 if (retire(socket))
                 {
+                    // Closed first, as a local socket's: no RX queue counts a delivery after the count is moved.
+                    socket.receiveRing().close();
+                    closedSent = socket.sentCount();
+                    closedDelivered = counters[3].get();
+                    parts.retiredDelivered()[socket.port()].getAndAddRelease(closedDelivered);
                     freeAll(counters);
                 }
             }

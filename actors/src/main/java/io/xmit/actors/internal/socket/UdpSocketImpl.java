@@ -61,6 +61,8 @@ public final class UdpSocketImpl implements UdpSocket
     private int lastHash;
     private volatile boolean closed;
     private TracePoint trace = TracePoint.NONE;
+    /** What the RX queues put into the receive ring, for a member on another node; null for a local socket. */
+    private AtomicCounter deliveries;
     /** Datagrams this socket handed to its port's host to hold; written by the sending thread only. */
     private long holdsSent;
     /** Of those, the ones the host has put into a TX queue's ring or dropped; written by the host's thread only. */
@@ -529,6 +531,25 @@ public final class UdpSocketImpl implements UdpSocket
     public void holdDone()
     {
         holdsDone = holdsDone + 1;
+    }
+
+    /**
+     * Counts what the RX queues put into this socket's receive ring in {@code counter}: for a member on another node,
+     * whose ring is read there (a local socket's receiver counts what it reads). Set once, before the socket is filed.
+     */
+    public void countDeliveries(final AtomicCounter counter)
+    {
+        deliveries = counter;
+    }
+
+    /** An RX queue put a datagram into this socket's ring; counted only for a member on another node. */
+    public void countDelivered()
+    {
+        final AtomicCounter counter = deliveries;
+        if (null != counter)
+        {
+            counter.incrementRelease();
+        }
     }
 
     /** The RX path's sk_mark_napi_id (§2.4): only connected sockets record it. */

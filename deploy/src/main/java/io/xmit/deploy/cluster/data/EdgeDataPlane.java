@@ -76,17 +76,24 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
     }
 
     /**
-     * One app node's books on the edge.
+     * One app node's books on the edge. Receive side: {@code published = received + unconfirmed + in flight}, where
+     * in flight is what its open sockets' rings hold or their handlers have not reported yet. Send side: every frame
+     * its TX streams brought is relayed, rejected, refused or counted {@code txNodeDown}.
      *
-     * @param relayed  its sends copied into the qdisc rings.
-     * @param rejected its frames from a socket it does not hold (unbound, or never bound here).
-     * @param refused  its frames the pipeline refused (stopping, closed, too long).
-     * @param nodeDown its frames left in its TX streams when it was removed without leaving.
-     * @param steered  its sockets the RX queues steer to now (ring connected, node reachable, not leaving).
-     * @param received the datagrams its sockets reported read when they were released.
+     * @param steered     its sockets the RX queues steer to now (ring connected, node reachable, not leaving).
+     * @param published   datagrams the RX queues put into its sockets' rings.
+     * @param received    of those, what its sockets reported read when they were released.
+     * @param unconfirmed of its closed sockets' datagrams, those it never reported read: 0 after a graceful leave;
+     *                    for a node removed without leaving, everything it had not reported, an upper bound of what
+     *                    it lost (its sockets report only when released).
+     * @param relayed     its sends copied into the qdisc rings.
+     * @param rejected    its frames from a socket it does not hold (unbound, or never bound here).
+     * @param refused     its frames the pipeline refused (stopping, closed, too long).
+     * @param txNodeDown  its frames left in its TX streams when it was removed without leaving.
      */
-    public record NodeBooks(String node, long incarnation, boolean live, int sockets, int steered, long relayed,
-        long rejected, long refused, long nodeDown, long relayBackPressured, long received)
+    public record NodeBooks(String node, long incarnation, boolean live, int sockets, int steered, long published,
+        long received, long unconfirmed, long relayed, long rejected, long refused, long txNodeDown,
+        long relayBackPressured)
     {
     }
 
@@ -132,6 +139,7 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         boolean reachable = true;
         boolean relayStopped;
         boolean nodeDown;
+        long closedPublished;
         long received;
         ActorRef<DataPlaneMessage> drainedReply;
 
@@ -157,12 +165,15 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         NodeBooks books(final boolean live)
         {
             int steered = 0;
+            long published = closedPublished;
             for (final EdgeSocket socket : sockets.values())
             {
                 steered += socket.ready && reachable ? 1 : 0;
+                published += socket.member.delivered();
             }
-            return new NodeBooks(address, incarnation, live, sockets.size(), steered, relay.relayed(),
-                relay.rejected(), relay.refused(), relay.nodeDown(), relay.backPressured(), received);
+            return new NodeBooks(address, incarnation, live, sockets.size(), steered, published, received,
+                closedPublished - received, relay.relayed(), relay.rejected(), relay.refused(), relay.nodeDown(),
+                relay.backPressured());
         }
     }
 
@@ -458,6 +469,7 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
             node.relay.remove(socket.member.id());
             socket.member.close();
             socket.ring.close();
+            node.closedPublished += Math.max(0, socket.member.delivered());
         }
     }
 
