@@ -1,6 +1,5 @@
 package io.xmit.deploy.cluster.data;
 
-import io.xmit.actors.RemoteMember;
 import io.xmit.pipeline.AllocationMeter;
 import io.xmit.pipeline.flow.FlowHasher;
 import io.xmit.pipeline.flow.FlowKey;
@@ -14,7 +13,6 @@ import io.xmit.transport.ring.RingDoorbell;
 import io.xmit.transport.ring.Rings;
 import io.xmit.transport.ring.RingsConfig;
 
-import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -59,9 +57,9 @@ class DataPathAllocationTest
             new long[0], 2048);
         final RemoteUdpSocket socket = new RemoteUdpSocket(bound, new PacketPublication[] {txRing},
             new FlowHasher(1, 2));
-        final long[] relayed = {0};
+        final ScriptedMember member = new ScriptedMember(SOCKET_ID, false);
         final TxRelay relay = new TxRelay(new PacketSubscription[] {txRead});
-        relay.add(new CountingMember(SOCKET_ID, relayed));
+        relay.add(member);
         // The relay runs after the receiver on this one thread, so a full TX ring waits for the driver to move its
         // limit on, as a producer's retry does.
         final RemoteSocketReceiver receiver = new RemoteSocketReceiver(socket, socketRead, (s, request) ->
@@ -96,49 +94,10 @@ class DataPathAllocationTest
                 receiver.poll();
                 relay.poll();
             }
-            return relayed[0];
+            return member.sent();
         }, 100_000, REQUESTS);
         assertEquals(0, measurement.allocatedBytes(), "bytes allocated by " + REQUESTS + " requests and replies");
         assertEquals(receiver.received(), socket.sent(), "every request answered");
-        assertEquals(socket.sent(), relayed[0], "every reply relayed");
-    }
-
-    /** A member that takes every frame and counts it. */
-    private record CountingMember(int id, long[] count) implements RemoteMember
-    {
-        @Override
-        public int port()
-        {
-            return 0;
-        }
-
-        @Override
-        public long relay(final int txq, final RingFrameHeader header, final DirectBuffer buffer,
-            final int frameOffset, final int frameLength)
-        {
-            return ++count[0];
-        }
-
-        @Override
-        public void steer(final boolean on)
-        {
-        }
-
-        @Override
-        public long sent()
-        {
-            return count[0];
-        }
-
-        @Override
-        public long delivered()
-        {
-            return 0;
-        }
-
-        @Override
-        public void close()
-        {
-        }
+        assertEquals(socket.sent(), member.sent(), "every reply relayed");
     }
 }

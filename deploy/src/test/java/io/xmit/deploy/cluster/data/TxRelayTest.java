@@ -1,6 +1,5 @@
 package io.xmit.deploy.cluster.data;
 
-import io.xmit.actors.RemoteMember;
 import io.xmit.actors.SendResult;
 import io.xmit.pipeline.frame.RingFrameHeader;
 import io.xmit.pipeline.testing.Await;
@@ -10,7 +9,6 @@ import io.xmit.transport.ring.RingDoorbell;
 import io.xmit.transport.ring.Rings;
 import io.xmit.transport.ring.RingsConfig;
 
-import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,7 +40,7 @@ class TxRelayTest
     private final PacketSubscription[] streams = {rings.addSubscription(STREAM, doorbell),
         rings.addSubscription(STREAM + 1, doorbell)};
     private final TxRelay relay = new TxRelay(streams);
-    private final FakeMember member = new FakeMember(SOCKET);
+    private final ScriptedMember member = new ScriptedMember(SOCKET, true);
 
     /** Each stream's image is there before anything is sent (the client learns of it asynchronously). */
     @BeforeEach
@@ -153,72 +151,5 @@ class TxRelayTest
         final UnsafeBuffer frame = new UnsafeBuffer(new byte[64]);
         frame.putLong(0, sequence);
         assertTrue(tx[txq].send(0, socketId, 0, RingFrameHeader.NO_RX_QUEUE, 0, 0, 0, frame, 0, 64) > 0);
-    }
-
-    /** A member that takes frames (noting TX queue and sequence), or refuses them as told. */
-    private static final class FakeMember implements RemoteMember
-    {
-        final int id;
-        final List<String> accepted = new ArrayList<>();
-        int refuseNext;
-        long refuseWith;
-
-        FakeMember(final int id)
-        {
-            this.id = id;
-        }
-
-        @Override
-        public int id()
-        {
-            return id;
-        }
-
-        @Override
-        public int port()
-        {
-            return 0;
-        }
-
-        @Override
-        public long relay(final int txq, final RingFrameHeader header, final DirectBuffer buffer,
-            final int frameOffset, final int frameLength)
-        {
-            if (refuseNext > 0)
-            {
-                refuseNext--;
-                return SendResult.BACK_PRESSURED;
-            }
-            if (0 != refuseWith)
-            {
-                final long result = refuseWith;
-                refuseWith = 0;
-                return result;
-            }
-            accepted.add(txq + ":" + buffer.getLong(frameOffset));
-            return accepted.size();
-        }
-
-        @Override
-        public void steer(final boolean on)
-        {
-        }
-
-        @Override
-        public long sent()
-        {
-            return accepted.size();
-        }
-
-        @Override
-        public long delivered()
-        {
-            return 0;
-        }
-
-        @Override
-        public void close()
-        {
-        }
     }
 }
