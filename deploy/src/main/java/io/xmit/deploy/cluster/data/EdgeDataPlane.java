@@ -217,12 +217,23 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
     public static Behavior<Command> create(final Pipeline pipeline, final NetworkRings rings,
         final String dataEndpoint, final Map<String, SocketOptions> services)
     {
-        for (final Map.Entry<String, SocketOptions> service : services.entrySet())
+        for (final Map.Entry<String, SocketOptions> service : new TreeMap<>(services).entrySet())
         {
-            if (!service.getValue().reusePort() || null != service.getValue().connectTo())
+            final SocketOptions options = service.getValue();
+            if (!options.reusePort() || null != options.connectTo())
             {
                 throw new IllegalArgumentException("service '" + service.getKey() + "': its group's options need " +
                     "reusePort(true) and no peer");
+            }
+            // A frame is never fragmented: the rings to the app nodes must carry the port's longest frame whole,
+            // or the RX queues could not deliver it.
+            final int maxFrame = pipeline.driver(options.port()).maxFrame();
+            if (rings.rings().config().maxFrameLength() < maxFrame)
+            {
+                throw new IllegalArgumentException("service '" + service.getKey() + "': the data plane's rings " +
+                    "carry frames of at most " + rings.rings().config().maxFrameLength() + " bytes, port " +
+                    options.port() + "'s frames are up to " + maxFrame + "; launch the rings with a maxFrameLength " +
+                    "of at least " + maxFrame);
             }
         }
         return Behaviors.setup(context -> new EdgeDataPlane(context, pipeline, rings, dataEndpoint, services));
