@@ -7,6 +7,7 @@ import akka.actor.typed.javadsl.AbstractBehavior;
 import akka.actor.typed.javadsl.ActorContext;
 import akka.actor.typed.javadsl.Behaviors;
 import akka.actor.typed.javadsl.Receive;
+import akka.actor.typed.javadsl.TimerScheduler;
 import akka.actor.typed.receptionist.Receptionist;
 import akka.cluster.UniqueAddress;
 import akka.cluster.typed.Cluster;
@@ -18,6 +19,7 @@ import io.xmit.transport.ring.PacketPublication;
 import io.xmit.transport.ring.PacketSubscription;
 import io.xmit.transport.ring.RingDoorbell;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,7 +39,7 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
 
     /** The app node's protocol: the data-plane messages, the receivers' reports and local requests. */
     public sealed interface Command permits DataPlaneMessage, Open, Leave, GetBooks, EdgeListing, ReceiverConnected,
-        ReceiverDrained
+        ReceiverDrained, SendReceipts
     {
     }
 
@@ -87,6 +89,12 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
     {
     }
 
+    /** Time to tell the edge what the sockets have read since the last receipts. */
+    enum SendReceipts implements Command
+    {
+        INSTANCE
+    }
+
     /** A socket being opened or open. */
     private static final class AppSocket
     {
@@ -98,6 +106,7 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
         RemoteSocketReceiver receiver;
         ActorRef<RemoteSocketReceiver.Command> actor;
         boolean drained;
+        long reported;
 
         AppSocket(final Open open, final int streamId, final PacketSubscription ring, final RingDoorbell doorbell,
             final ActorWake<RemoteSocketReceiver.Command> wake)
@@ -123,10 +132,11 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
     private int nextStream;
     private Leave leaving;
 
-    private AppDataPlane(final ActorContext<Command> context, final NetworkRings rings, final String dataEndpoint,
-        final int spinPolls)
+    private AppDataPlane(final ActorContext<Command> context, final TimerScheduler<Command> timers,
+        final NetworkRings rings, final String dataEndpoint, final int spinPolls, final Duration receiptInterval)
     {
         super(context);
+        timers.startTimerWithFixedDelay(SendReceipts.INSTANCE, receiptInterval);
         this.rings = rings;
         this.dataEndpoint = dataEndpoint;
         this.spinPolls = spinPolls;
@@ -139,11 +149,20 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
      * @param rings        the node's UDP rings.
      * @param dataEndpoint the {@code host:port} this node's socket rings receive on (a fixed port: the edge sends to
      *                     it).
-     * @param spinPolls    each socket's spin budget: empty polls before its actor goes idle.
+     * @param spinPolls       each socket's spin budget: empty polls before its actor goes idle.
+     * @param receiptInterval how often the sockets tell the edge what they have read (a message per socket that read
+     *                        something, never per packet): what the edge counts as unconfirmed if this node is lost
+     *                        is what it read in the last interval and what was on its way.
      */
-    public static Behavior<Command> create(final NetworkRings rings, final String dataEndpoint, final int spinPolls)
+    public static Behavior<Command> create(final NetworkRings rings, final String dataEndpoint, final int spinPolls,
+        final Duration receiptInterval)
     {
-        return Behaviors.setup(context -> new AppDataPlane(context, rings, dataEndpoint, spinPolls));
+        if (null == receiptInterval || receiptInterval.isNegative() || receiptInterval.isZero())
+        {
+            throw new IllegalArgumentException("receiptInterval must be positive, was " + receiptInterval);
+        }
+        return Behaviors.setup(context -> Behaviors.withTimers(timers ->
+            new AppDataPlane(context, timers, rings, dataEndpoint, spinPolls, receiptInterval)));
     }
 
     @Override
@@ -159,6 +178,7 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
             .onMessage(DataPlaneMessage.SocketUnbound.class, this::onUnbound)
             .onMessage(ReceiverDrained.class, this::onDrained)
             .onMessage(DataPlaneMessage.NodeDrained.class, this::onNodeDrained)
+            .onMessageEquals(SendReceipts.INSTANCE, this::onSendReceipts)
             .onMessage(GetBooks.class, get ->
             {
                 get.replyTo().tell(books());
@@ -256,6 +276,23 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
         if (null != socket && null == leaving)
         {
             edge.tell(new DataPlaneMessage.SocketReady(socket.receiver.socket().id()));
+        }
+        return this;
+    }
+
+    private Behavior<Command> onSendReceipts()
+    {
+        for (final AppSocket socket : sockets.values())
+        {
+            if (null != socket.receiver && null != edge)
+            {
+                final long received = socket.receiver.received();
+                if (received != socket.reported)
+                {
+                    socket.reported = received;
+                    edge.tell(new DataPlaneMessage.Receipt(socket.receiver.socket().id(), received));
+                }
+            }
         }
         return this;
     }

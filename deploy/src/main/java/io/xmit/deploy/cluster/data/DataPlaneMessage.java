@@ -11,6 +11,7 @@ import akka.actor.typed.ActorRef;
  *   BindSocket ──────────────────────────▶ member added out of steering, ring to the node's stream
  *             ◀────────────────────────── SocketBound (socket id, TX streams, port address, queue map) | BindRefused
  *   SocketReady (ring connected) ────────▶ member steered to
+ *   Receipt (read so far), now and then ─▶ the node's books
  *   UnbindSocket ────────────────────────▶ member out of steering
  *             ◀────────────────────────── SocketUnbound (the ring's last position)
  *   ReleaseSocket (read to it) ──────────▶ member closed
@@ -43,6 +44,14 @@ public sealed interface DataPlaneMessage extends EdgeDataPlane.Command, AppDataP
 
     /** The socket's node reads its ring: the edge may steer to it. */
     record SocketReady(int socketId) implements DataPlaneMessage
+    {
+    }
+
+    /**
+     * The socket has read {@code received} datagrams so far: sent now and then (never per packet), so that what a
+     * node lost without leaving is bounded by what it read since its last receipt.
+     */
+    record Receipt(int socketId, long received) implements DataPlaneMessage
     {
     }
 

@@ -30,6 +30,7 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
     private static final String SOCKET_BOUND = "S";
     private static final String BIND_REFUSED = "F";
     private static final String SOCKET_READY = "R";
+    private static final String RECEIPT = "C";
     private static final String UNBIND_SOCKET = "U";
     private static final String SOCKET_UNBOUND = "E";
     private static final String RELEASE_SOCKET = "X";
@@ -58,6 +59,7 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
             case DataPlaneMessage.SocketBound m -> SOCKET_BOUND;
             case DataPlaneMessage.BindRefused m -> BIND_REFUSED;
             case DataPlaneMessage.SocketReady m -> SOCKET_READY;
+            case DataPlaneMessage.Receipt m -> RECEIPT;
             case DataPlaneMessage.UnbindSocket m -> UNBIND_SOCKET;
             case DataPlaneMessage.SocketUnbound m -> SOCKET_UNBOUND;
             case DataPlaneMessage.ReleaseSocket m -> RELEASE_SOCKET;
@@ -95,6 +97,7 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
                     readLongs(in), in.readInt());
                 case BIND_REFUSED -> new DataPlaneMessage.BindRefused(in.readUTF(), in.readInt(), in.readUTF());
                 case SOCKET_READY -> new DataPlaneMessage.SocketReady(in.readInt());
+                case RECEIPT -> new DataPlaneMessage.Receipt(in.readInt(), in.readLong());
                 case UNBIND_SOCKET -> new DataPlaneMessage.UnbindSocket(in.readInt(), ref(in.readUTF()));
                 case SOCKET_UNBOUND -> new DataPlaneMessage.SocketUnbound(in.readInt(), in.readLong());
                 case RELEASE_SOCKET -> new DataPlaneMessage.ReleaseSocket(in.readInt(), in.readLong());
@@ -102,7 +105,7 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
                     ref(in.readUTF()));
                 case NODE_DRAINED -> new DataPlaneMessage.NodeDrained(in.readUTF(), in.readLong());
                 default -> throw new NotSerializableException("xmit data plane: unknown manifest '" + manifest +
-                    "' (" + bytes.length + " bytes); known are B, S, F, R, U, E, X, L, D: is the sender a " +
+                    "' (" + bytes.length + " bytes); known are B, S, F, R, C, U, E, X, L, D: is the sender a " +
                     "different xmit version?");
             };
         }
@@ -155,6 +158,11 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
                 out.writeUTF(m.reason());
             }
             case DataPlaneMessage.SocketReady m -> out.writeInt(m.socketId());
+            case DataPlaneMessage.Receipt m ->
+            {
+                out.writeInt(m.socketId());
+                out.writeLong(m.received());
+            }
             case DataPlaneMessage.UnbindSocket m ->
             {
                 out.writeInt(m.socketId());

@@ -82,10 +82,10 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
      *
      * @param steered     its sockets the RX queues steer to now (ring connected, node reachable, not leaving).
      * @param published   datagrams the RX queues put into its sockets' rings.
-     * @param received    of those, what its sockets reported read when they were released.
+     * @param received    of those, what its sockets reported read: at their last receipt, or at release.
      * @param unconfirmed of its closed sockets' datagrams, those it never reported read: 0 after a graceful leave;
-     *                    for a node removed without leaving, everything it had not reported, an upper bound of what
-     *                    it lost (its sockets report only when released).
+     *                    for a node removed without leaving, what it had not reported by its last receipt, an upper
+     *                    bound of what it lost.
      * @param relayed     its sends copied into the qdisc rings.
      * @param rejected    its frames from a socket it does not hold (unbound, or never bound here).
      * @param refused     its frames the pipeline refused (stopping, closed, too long).
@@ -120,6 +120,7 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         final RemoteMember member;
         final PacketPublication ring;
         boolean ready;
+        long confirmed;
 
         EdgeSocket(final RemoteMember member, final PacketPublication ring)
         {
@@ -140,7 +141,7 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         boolean relayStopped;
         boolean nodeDown;
         long closedPublished;
-        long received;
+        long closedConfirmed;
         ActorRef<DataPlaneMessage> drainedReply;
 
         EdgeNode(final String address, final long incarnation, final TxRelay relay,
@@ -166,14 +167,16 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         {
             int steered = 0;
             long published = closedPublished;
+            long received = closedConfirmed;
             for (final EdgeSocket socket : sockets.values())
             {
                 steered += socket.ready && reachable ? 1 : 0;
                 published += socket.member.delivered();
+                received += socket.confirmed;
             }
             return new NodeBooks(address, incarnation, live, sockets.size(), steered, published, received,
-                closedPublished - received, relay.relayed(), relay.rejected(), relay.refused(), relay.nodeDown(),
-                relay.backPressured());
+                closedPublished - closedConfirmed, relay.relayed(), relay.rejected(), relay.refused(),
+                relay.nodeDown(), relay.backPressured());
         }
     }
 
@@ -245,6 +248,7 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         return newReceiveBuilder()
             .onMessage(DataPlaneMessage.BindSocket.class, this::onBind)
             .onMessage(DataPlaneMessage.SocketReady.class, this::onReady)
+            .onMessage(DataPlaneMessage.Receipt.class, this::onReceipt)
             .onMessage(DataPlaneMessage.UnbindSocket.class, this::onUnbind)
             .onMessage(DataPlaneMessage.ReleaseSocket.class, this::onRelease)
             .onMessage(DataPlaneMessage.NodeLeaving.class, this::onNodeLeaving)
@@ -315,6 +319,17 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         return this;
     }
 
+    private Behavior<Command> onReceipt(final DataPlaneMessage.Receipt receipt)
+    {
+        final EdgeNode node = nodeOfSocket.get(receipt.socketId());
+        final EdgeSocket socket = null == node ? null : node.sockets.get(receipt.socketId());
+        if (null != socket)
+        {
+            socket.confirmed = Math.max(socket.confirmed, receipt.received());
+        }
+        return this;
+    }
+
     private Behavior<Command> onUnbind(final DataPlaneMessage.UnbindSocket unbind)
     {
         final EdgeNode node = nodeOfSocket.get(unbind.socketId());
@@ -331,10 +346,11 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
     private Behavior<Command> onRelease(final DataPlaneMessage.ReleaseSocket release)
     {
         final EdgeNode node = nodeOfSocket.remove(release.socketId());
-        if (null != node)
+        final EdgeSocket socket = null == node ? null : node.sockets.remove(release.socketId());
+        if (null != socket)
         {
-            node.received += release.received();
-            close(node, node.sockets.remove(release.socketId()));
+            socket.confirmed = Math.max(socket.confirmed, release.received());
+            close(node, socket);
             retireIfDone(node);
         }
         return this;
@@ -481,6 +497,7 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
             socket.member.close();
             socket.ring.close();
             node.closedPublished += Math.max(0, socket.member.delivered());
+            node.closedConfirmed += socket.confirmed;
         }
     }
 

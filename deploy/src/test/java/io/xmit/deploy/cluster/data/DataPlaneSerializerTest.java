@@ -51,6 +51,7 @@ class DataPlaneSerializerTest
                 0x2000_0001, ref),
             new DataPlaneMessage.BindRefused("echo", 3, "no service 'echo' on this edge; it has [dns]"),
             new DataPlaneMessage.SocketReady(12),
+            new DataPlaneMessage.Receipt(12, 1L << 35),
             new DataPlaneMessage.UnbindSocket(12, ref),
             new DataPlaneMessage.SocketUnbound(12, 1L << 40),
             new DataPlaneMessage.ReleaseSocket(12, 99_999L),
@@ -94,7 +95,7 @@ class DataPlaneSerializerTest
     @Test
     void anUnknownManifestIsRefusedByName()
     {
-        assertEquals("xmit data plane: unknown manifest 'Q' (3 bytes); known are B, S, F, R, U, E, X, L, D: is the " +
+        assertEquals("xmit data plane: unknown manifest 'Q' (3 bytes); known are B, S, F, R, C, U, E, X, L, D: is the " +
             "sender a different xmit version?", assertThrows(NotSerializableException.class,
                 () -> serializer.fromBinary(new byte[3], "Q")).getMessage());
     }
