@@ -196,7 +196,8 @@ class ClusterDataPathTest
 
         // Node 1 leaves too: the edge's receive books are at rest, everything accounted.
         ask(systems.get(1), apps.get(0), AppDataPlane.Leave::new);
-        assertTrue(pipeline.verify().received().get(0).atRest(), "port A at rest after both nodes left");
+        Await.until("port A at rest after both nodes left", () -> pipeline.verify().received().get(0).atRest(),
+            () -> pipeline.accounting().line());
     }
 
     @Test
@@ -212,7 +213,7 @@ class ClusterDataPathTest
         assertTrue(node2Flows > 0 && node2Flows < FLOWS, "both nodes serve flows: " + before);
 
         // Node 2's receipts have reached the edge; then it stops as a crash does (no leave), and round 2 goes out
-        // before the cluster notices.
+        // while the cluster has not noticed yet (or, on a slow machine, partly after: those flows go to node 1).
         final AppDataPlane.AppBooks node2 = appBooks(2);
         Await.exactly("what node 2 has read, as its receipts tell the edge", node2.received(),
             () -> nodeBooks(edgeBooks(), 2).received());
@@ -227,18 +228,18 @@ class ClusterDataPathTest
         }, this::edgeBooks, Duration.ofSeconds(40));
         final EdgeDataPlane.NodeBooks gone = edgeBooks().node(lost.toString());
 
-        // Every request on node 2's flows was published to its rings or, once its rings were gone, dropped on the
-        // edge under a reason; what came back is exactly what the edge relayed, and the rest is in the edge's books.
+        // Node 2 read nothing after its last receipt, and every reply it sent was relayed: what it lost is exactly
+        // its unconfirmed count. Every request is answered, dropped on the edge under a reason (node 2's rings gone),
+        // or in that count.
+        assertEquals(List.of(node2.received(), gone.published() - node2.received(), node2.sent(), 0L, 0L),
+            List.of(gone.received(), gone.unconfirmed(), gone.relayed(), gone.rejected(), gone.txNodeDown()),
+            "received (by its last receipt), unconfirmed, relayed, rejected, tx node_down of the lost node");
+        final long requests = 2L * FLOWS * ROUNDS;
+        Await.exactly("requests answered, dropped on port A, or unconfirmed by the lost node", requests,
+            () -> replies.get() + rxDrops(pipeline) + gone.unconfirmed());
         final long dropped = rxDrops(pipeline);
-        assertEquals(2L * ROUNDS * node2Flows, gone.published() + dropped,
-            "requests on node 2's flows: published to it + dropped on port A (" + dropped + ")");
-        Await.exactly("replies on node 2's flows", gone.relayed(), () -> repliesOn(before, 2));
-        assertEquals((long)ROUNDS * node2Flows, gone.relayed(), "node 2 answered round 1, nothing of round 2");
-        assertEquals(List.of(node2.received(), gone.published() - node2.received(), 0L, 0L),
-            List.of(gone.received(), gone.unconfirmed(), gone.rejected(), gone.txNodeDown()),
-            "received (by its last receipt), unconfirmed (all it lost: it read nothing after its receipt), " +
-                "rejected, tx node_down");
-        Await.exactly("replies on node 1's flows", 2L * ROUNDS * (FLOWS - node2Flows), () -> repliesOn(before, 1));
+        assertEquals(0, repliesRefused[0].get(), "replies node 1 could not send");
+        assertEquals(2L * ROUNDS * (FLOWS - node2Flows), repliesOn(before, 1), "node 1's flows lost nothing");
 
         // Round 3: node 1 answers every flow; its own flows never moved.
         final long answered = replies.get();
@@ -349,6 +350,7 @@ class ClusterDataPathTest
         }
     }
 
+    /** What port A dropped on receive, counted: every RX-queue reason, and the device's missed and dropped frames. */
     private static long rxDrops(final Pipeline pipeline)
     {
         long drops = 0;
@@ -356,6 +358,10 @@ class ClusterDataPathTest
             CounterType.RX_DROP_SOCKET_RING_FULL, CounterType.RX_DROP_UNSUPPORTED, CounterType.RX_DROP_FAILED))
         {
             drops += pipeline.total(type, 0);
+        }
+        for (int q = 0; q < pipeline.driver(0).rxQueueCount(); q++)
+        {
+            drops += pipeline.driver(0).stats(q).rxMissed() + pipeline.driver(0).stats(q).rxDropped();
         }
         return drops;
     }
