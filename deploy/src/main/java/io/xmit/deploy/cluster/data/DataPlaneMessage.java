@@ -28,11 +28,13 @@ public sealed interface DataPlaneMessage extends EdgeDataPlane.Command, AppDataP
     }
 
     /**
-     * What the socket needs to send as a member of the edge's group: its id there, the edge's TX streams (one per TX
+     * What the socket needs to send as a member of the edge's group: its id and device port there, the edge's TX
+     * streams (one per TX
      * queue, at {@code edgeEndpoint}), the group's address and the port's MACs, and the port's queue map (TX and RX
      * queue counts, each TX queue's {@code xps_rxqs} as a bit mask of RX queues).
      */
-    record SocketBound(String service, int index, int socketId, String edgeEndpoint, int[] txStreams, long sourceMac,
+    record SocketBound(String service, int index, int socketId, int port, String edgeEndpoint, int[] txStreams,
+        long sourceMac,
         long destinationMac, int ipv4, int localPort, int rxQueues, long[] xpsRxqs, int maxFrameLength)
         implements DataPlaneMessage
     {

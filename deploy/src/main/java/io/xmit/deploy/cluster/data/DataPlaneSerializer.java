@@ -93,7 +93,7 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
                 case BIND_SOCKET -> new DataPlaneMessage.BindSocket(in.readUTF(), in.readInt(), in.readUTF(),
                     in.readLong(), in.readUTF(), in.readInt(), ref(in.readUTF()));
                 case SOCKET_BOUND -> new DataPlaneMessage.SocketBound(in.readUTF(), in.readInt(), in.readInt(),
-                    in.readUTF(), readInts(in), in.readLong(), in.readLong(), in.readInt(), in.readInt(), in.readInt(),
+                    in.readInt(), in.readUTF(), readInts(in), in.readLong(), in.readLong(), in.readInt(), in.readInt(), in.readInt(),
                     readLongs(in), in.readInt());
                 case BIND_REFUSED -> new DataPlaneMessage.BindRefused(in.readUTF(), in.readInt(), in.readUTF());
                 case SOCKET_READY -> new DataPlaneMessage.SocketReady(in.readInt());
@@ -141,6 +141,7 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
                 out.writeUTF(m.service());
                 out.writeInt(m.index());
                 out.writeInt(m.socketId());
+                out.writeInt(m.port());
                 out.writeUTF(m.edgeEndpoint());
                 writeInts(out, m.txStreams());
                 out.writeLong(m.sourceMac());

@@ -279,19 +279,20 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
             return this;
         }
         final QueueMap map = pipeline.queueMap(options.port());
-        final EdgeNode node = nodes.computeIfAbsent(EdgeNode.key(bind.node(), bind.incarnation()),
-            key -> newNode(bind.node(), bind.incarnation(), map.numTxQueues()));
         PacketPublication ring = null;
         try
         {
+            final EdgeNode node = nodes.computeIfAbsent(EdgeNode.key(bind.node(), bind.incarnation()),
+                key -> newNode(bind.node(), bind.incarnation(), map.numTxQueues()));
             ring = rings.addPublication(bind.dataEndpoint(), bind.streamId());
             final RemoteMember member = pipeline.openRemote(options, ring, steeringKey(bind.node(), bind.index()));
             node.sockets.put(member.id(), new EdgeSocket(member, ring));
             nodeOfSocket.put(member.id(), node);
             node.relay.add(member);
             bind.replyTo().tell(new DataPlaneMessage.SocketBound(bind.service(), bind.index(), member.id(),
-                dataEndpoint, node.relay.streamIds(), address.mac(), address.peerMac(), address.ipv4(),
-                options.localPort(), map.numRxQueues(), xpsRxqs(map), pipeline.driver(options.port()).maxFrame()));
+                options.port(), dataEndpoint, node.relay.streamIds(), address.mac(), address.peerMac(),
+                address.ipv4(), options.localPort(), map.numRxQueues(), xpsRxqs(map),
+                pipeline.driver(options.port()).maxFrame()));
         }
         catch (final RuntimeException ex)
         {

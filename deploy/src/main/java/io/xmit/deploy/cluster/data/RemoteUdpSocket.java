@@ -100,10 +100,11 @@ public final class RemoteUdpSocket implements UdpSocket
         return CpuThread.NO_CPU;
     }
 
+    /** The edge's device port its group is bound on. */
     @Override
     public int port()
     {
-        return 0;
+        return bound.port();
     }
 
     @Override

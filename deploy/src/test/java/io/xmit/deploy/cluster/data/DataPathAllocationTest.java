@@ -52,7 +52,7 @@ class DataPathAllocationTest
         final PacketSubscription txRead = rings.addSubscription(TX_STREAM, idle);
         Await.until("rings connected", () -> socketRead.isConnected() && txRead.isConnected(), () -> "not yet");
 
-        final DataPlaneMessage.SocketBound bound = new DataPlaneMessage.SocketBound("echo", 0, SOCKET_ID,
+        final DataPlaneMessage.SocketBound bound = new DataPlaneMessage.SocketBound("echo", 0, SOCKET_ID, 0,
             "127.0.0.1:1", new int[] {TX_STREAM}, 0x0200_0000_0001L, 0x0200_0000_0002L, 0x0A00_0001, 7, 2,
             new long[0], 2048);
         final RemoteUdpSocket socket = new RemoteUdpSocket(bound, new PacketPublication[] {txRing},

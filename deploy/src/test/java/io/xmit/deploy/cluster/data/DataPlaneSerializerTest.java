@@ -65,14 +65,14 @@ class DataPlaneSerializerTest
     @Test
     void messagesWithArraysRoundTripFieldByField()
     {
-        final DataPlaneMessage.SocketBound bound = new DataPlaneMessage.SocketBound("echo", 1, 7, "127.0.0.1:40120",
+        final DataPlaneMessage.SocketBound bound = new DataPlaneMessage.SocketBound("echo", 1, 7, 1, "127.0.0.1:40120",
             new int[] {0x4000_0000, 0x4000_0001}, 0x0200_0000_0001L, 0x0200_0000_0002L, 0x0A00_0001, 7, 4,
             new long[] {0b0011, 0b1100}, 2048);
         final DataPlaneMessage.SocketBound back = (DataPlaneMessage.SocketBound)roundTrip(bound);
-        assertEquals(List.of(bound.service(), bound.index(), bound.socketId(), bound.edgeEndpoint(),
+        assertEquals(List.of(bound.service(), bound.index(), bound.socketId(), bound.port(), bound.edgeEndpoint(),
                 bound.sourceMac(), bound.destinationMac(), bound.ipv4(), bound.localPort(), bound.rxQueues(),
                 bound.maxFrameLength()),
-            List.of(back.service(), back.index(), back.socketId(), back.edgeEndpoint(), back.sourceMac(),
+            List.of(back.service(), back.index(), back.socketId(), back.port(), back.edgeEndpoint(), back.sourceMac(),
                 back.destinationMac(), back.ipv4(), back.localPort(), back.rxQueues(), back.maxFrameLength()));
         assertArrayEquals(bound.txStreams(), back.txStreams());
         assertArrayEquals(bound.xpsRxqs(), back.xpsRxqs());
