@@ -21,6 +21,7 @@ import io.xmit.actors.trace.Tracer;
 import io.xmit.pipeline.flow.FlowKey;
 import io.xmit.pipeline.xps.QueueMap;
 import io.xmit.transport.nic.NicDriver;
+import io.xmit.transport.ring.PacketPublication;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -134,6 +135,24 @@ public final class Pipeline implements AutoCloseable
     public UdpSocket openUdp(final SocketOptions options)
     {
         return sockets.openUdp(options);
+    }
+
+    /**
+     * Adds a member on another node to the SO_REUSEPORT group at {@code options}' address (the group is made if
+     * none is open there): the RX queues steer a datagram for the group to its member by rendezvous hashing of the
+     * flow hash over the members' keys, so that a member leaving moves only its flows, and copy it into the
+     * member's {@code receiveRing} (a ring to its node, whose socket reads it) with the RX queue in the header. It
+     * starts out of steering: {@link RemoteMember#steer} puts it in once its node reads the ring.
+     *
+     * @param steeringKey names the member stably, across its leaving steering and coming back; unique in the group.
+     * @throws IllegalArgumentException if the options are not an unconnected reuseport socket's, or the key is taken.
+     * @throws IllegalStateException    if the pipeline is closed or the address is held by a socket without
+     *                                  SO_REUSEPORT.
+     */
+    public RemoteMember openRemote(final SocketOptions options, final PacketPublication receiveRing,
+        final long steeringKey)
+    {
+        return sockets.openRemote(options, receiveRing, steeringKey);
     }
 
     /** The open sockets. */

@@ -6,6 +6,7 @@ import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.QueueExplanation;
+import io.xmit.actors.RemoteMember;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.Stage;
 import io.xmit.actors.StopReport;
@@ -18,6 +19,8 @@ import io.xmit.actors.trace.Tracer;
 import io.xmit.pipeline.flow.FlowKey;
 import io.xmit.pipeline.xps.QueueMap;
 import io.xmit.transport.nic.NicDriver;
+import io.xmit.transport.ring.RingDoorbell;
+import io.xmit.transport.ring.Rings;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -68,6 +71,12 @@ class PublicApiTest
         final QueueMap map = pipeline.queueMap(0);
         final UdpSocket socket = pipeline.openUdp(SocketOptions.udp4(7000).connect(Endpoint.of("10.0.0.2", 7)));
         final List<UdpSocket> sockets = pipeline.sockets();
+        final Rings toAnotherNode = Rings.launch("public-api-remote");
+        final RemoteMember member = pipeline.openRemote(SocketOptions.udp4(7001).reusePort(true),
+            toAnotherNode.addPublication(1, new RingDoorbell(() -> { })), 1L);
+        member.steer(true);
+        member.close();
+        toAnotherNode.close();
         final XpsChange cpus = pipeline.setXpsCpus(0, 1, "2");
         final XpsChange rxqs = pipeline.setXpsRxqs(0, 1, "2");
         final XpsChange count = pipeline.setTxQueueCount(0, 4);
@@ -93,6 +102,7 @@ class PublicApiTest
         assertEquals(4, driver.txQueueCount());
         assertEquals(4, map.realNumTx());
         assertEquals(List.of(socket), sockets);
+        assertEquals(List.of(0L, 0L), List.of(member.sent(), member.delivered()));
         assertTrue(cpus.applied() && rxqs.applied() && count.applied(), cpus + " " + rxqs + " " + count);
         assertEquals(1, explanation.txQueue(), explanation.text());
         assertEquals(0, backlog);

@@ -5,6 +5,7 @@ import akka.actor.typed.javadsl.AskPattern;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.PortAddress;
+import io.xmit.actors.RemoteMember;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.config.ConfigValues;
 import io.xmit.actors.internal.socket.SocketReceiver;
@@ -17,6 +18,7 @@ import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.pipeline.flow.FlowKey;
+import io.xmit.pipeline.frame.RingFrameHeader;
 import io.xmit.pipeline.xps.SocketQueueState;
 import io.xmit.transport.ring.PacketPublication;
 import io.xmit.transport.ring.PacketSubscription;
@@ -24,6 +26,7 @@ import io.xmit.transport.ring.RingDoorbell;
 import io.xmit.transport.ring.RingDutyCycle;
 import io.xmit.transport.ring.RingsConfig;
 
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 
 import java.nio.ByteBuffer;
@@ -178,25 +181,189 @@ public final class SocketLifecycle
         }
     }
 
+    /**
+     * See {@code Pipeline.openRemote}: a reuseport member whose receive ring is {@code receiveRing} (a ring to its
+     * node) and whose receive side is that node's; steered by {@code steeringKey}.
+     */
+    public RemoteMember openRemote(final SocketOptions options, final PacketPublication receiveRing,
+        final long steeringKey)
+    {
+        ControlCalls.checkControlThread("openRemote");
+        if (!options.reusePort() || null != options.connectTo())
+        {
+            throw new IllegalArgumentException(
+                "a remote member joins a SO_REUSEPORT group: its options need reusePort(true) and no peer");
+        }
+        if (null == receiveRing)
+        {
+            throw new IllegalArgumentException("receiveRing must not be null");
+        }
+        final PortContext port = parts.port(options.port());
+        final FlowKey local = localKey(port, options);
+        synchronized (open)
+        {
+            open.checkOpen();
+            final CountersFile counters = parts.counters();
+            final int id = nextSocketId.incrementAndGet();
+            final CounterScope scope = CounterScope.socket(port.port(), id);
+            final AtomicCounter[] socketCounters = {
+                counters.allocate(CounterType.SOCKET_SENT, scope),
+                counters.allocate(CounterType.SOCKET_SEND_BACKPRESSURED, scope),
+                counters.allocate(CounterType.SOCKET_SEND_REFUSED, scope),
+                counters.allocate(CounterType.SOCKET_DELIVERED, scope)};
+            final UdpSocketImpl socket = new UdpSocketImpl(id, 0, port, local, "*".equals(options.address()), true,
+                options.priority(), 0, receiveRing, null,
+                new SocketQueueState(parts.jiffies(), parts.config().txqReselection().toNanos()), socketCounters,
+                () -> { }, peer ->
+                {
+                    throw new IllegalStateException("a remote member's peer is its node's to set");
+                });
+            // Its deliveries are the port's socket deliveries: the edge's books end where the ring to the node begins.
+            socket.countDeliveries(socketCounters[3]);
+            try
+            {
+                parts.sockets().putSteered(socket, steeringKey);
+            }
+            catch (final RuntimeException ex)
+            {
+                socket.markClosed();
+                freeAll(socketCounters);
+                throw ex;
+            }
+            return new Remote(socket, socketCounters);
+        }
+    }
+
+    /** The edge's handle on a remote member. */
+    private final class Remote implements RemoteMember
+    {
+        private final UdpSocketImpl socket;
+        private final AtomicCounter[] counters;
+        /** What it had sent and was delivered when it closed (its counters are freed then); -1 while open. */
+        private long closedSent = -1;
+        private long closedDelivered = -1;
+
+        Remote(final UdpSocketImpl socket, final AtomicCounter[] counters)
+        {
+            this.socket = socket;
+            this.counters = counters;
+        }
+
+        @Override
+        public int id()
+        {
+            return socket.id();
+        }
+
+        @Override
+        public int port()
+        {
+            return socket.port();
+        }
+
+        @Override
+        public long relay(final int txq, final RingFrameHeader header, final DirectBuffer buffer,
+            final int frameOffset, final int frameLength)
+        {
+            return socket.relay(txq, header, buffer, frameOffset, frameLength);
+        }
+
+        @Override
+        public void steer(final boolean on)
+        {
+            ControlCalls.checkControlThread("steering a remote member");
+            synchronized (open)
+            {
+                if (!socket.isClosed() && !open.isClosed())
+                {
+                    parts.sockets().steer(socket, on);
+                }
+            }
+        }
+
+        @Override
+        public long sent()
+        {
+            synchronized (open)
+            {
+                return socket.isClosed() || open.isClosed() ? closedSent : socket.sentCount();
+            }
+        }
+
+        @Override
+        public long delivered()
+        {
+            synchronized (open)
+            {
+                return socket.isClosed() || open.isClosed() ? closedDelivered : counters[3].get();
+            }
+        }
+
+        @Override
+        public void close()
+        {
+            ControlCalls.checkControlThread("closing a remote member");
+            synchronized (open)
+            {
+                if (retire(socket))
+                {
+                    // Closed first, as a local socket's: no RX queue counts a delivery after the count is moved.
+                    socket.receiveRing().close();
+                    closedSent = socket.sentCount();
+                    closedDelivered = counters[3].get();
+                    parts.retiredDelivered()[socket.port()].getAndAddRelease(closedDelivered);
+                    freeAll(counters);
+                }
+            }
+        }
+
+        @Override
+        public String toString()
+        {
+            return "RemoteMember{" + socket + "}";
+        }
+    }
+
+    private void freeAll(final AtomicCounter[] counters)
+    {
+        for (final AtomicCounter counter : counters)
+        {
+            parts.counters().free(counter);
+        }
+    }
+
+    /**
+     * Marks {@code socket} closed and, while the pipeline is open, moves what it sent to its port's retired count
+     * and takes it out of the socket table, in one step for the books (read under {@code open}'s lock, held here).
+     *
+     * @return false if it was closed already (what it sent has been moved once), or the pipeline is closed.
+     */
+    private boolean retire(final UdpSocketImpl socket)
+    {
+        if (socket.isClosed())
+        {
+            return false;
+        }
+        socket.markClosed();
+        if (open.isClosed())
+        {
+            return false;
+        }
+        socket.sender().awaitOutside();
+        parts.retiredSent()[socket.port()].getAndAddRelease(socket.sentCount());
+        parts.sockets().remove(socket);
+        return true;
+    }
+
     private void close(final UdpSocketImpl socket)
     {
         ControlCalls.checkControlThread("closing a socket");
         synchronized (open)
         {
-            if (socket.isClosed())
-            {
-                // Another thread closed it first: what it sent has been moved once already.
-                return;
-            }
-            socket.markClosed();
-            if (open.isClosed())
+            if (!retire(socket))
             {
                 return;
             }
-            // What the socket sent moves to its port's retired count, in one step for the books (read under the lock).
-            socket.sender().awaitOutside();
-            parts.retiredSent()[socket.port()].getAndAddRelease(socket.sentCount());
-            parts.sockets().remove(socket);
             final SocketResources closing = resources.remove(socket.id());
             if (null == closing)
             {
@@ -211,10 +378,7 @@ public final class SocketLifecycle
             parts.retiredDelivered()[socket.port()].getAndAddRelease(closing.receiver().delivered());
             socket.receiveSubscription().close();
             closing.receiver().close();
-            for (final AtomicCounter counter : closing.counters())
-            {
-                parts.counters().free(counter);
-            }
+            freeAll(closing.counters());
         }
     }
 

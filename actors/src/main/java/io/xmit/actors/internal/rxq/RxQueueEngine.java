@@ -259,6 +259,7 @@ public final class RxQueueEngine implements StageEngine
         }
         // Counted before the commit makes it visible: the socket never delivers a frame the books have not seen.
         delivered.incrementRelease();
+        socket.countDelivered();
         claim.commit();
     }
 }

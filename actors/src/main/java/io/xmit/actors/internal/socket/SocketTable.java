@@ -3,10 +3,15 @@ package io.xmit.actors.internal.socket;
 import io.xmit.actors.Endpoint;
 import io.xmit.pipeline.flow.FlowKey;
 import io.xmit.pipeline.flow.Hashing;
+import io.xmit.pipeline.steer.SteeringTable;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * A pipeline's sockets: by id (for TX completions) and by address (for the RX path's socket lookup: the exact
@@ -19,16 +24,27 @@ import java.util.List;
  * reuseport CBPF program returning the CPU ({@code SKF_AD_CPU}), so a request is handled where its RX queue ran;
  * without a socket on that CPU, to the one the flow hash picks, the kernel's default
  * ({@code reuseport_select_sock_by_hash}: {@code reciprocal_scale(hash, num_socks)}).
+ * <p>
+ * A group with a member on another node ({@link #putSteered}) is steered instead: the receiving CPU means nothing
+ * there, and modulo steering would move nearly every flow when a node leaves, so the flow hash picks the member by
+ * rendezvous hashing over the members' stable keys ({@link SteeringTable}), and a member leaving moves only its flows.
  */
 public final class SocketTable
 {
     private static final int MIN_SLOTS = 64;
 
-    /** Bound sockets sharing one address by SO_REUSEPORT: all of them, and the first one on each CPU. */
-    private record ReuseGroup(UdpSocketImpl[] members, UdpSocketImpl[] byCpu)
+    /**
+     * Bound sockets sharing one address by SO_REUSEPORT: all of them, and the first one on each CPU; or, for a group
+     * with a remote member, the steering table over them.
+     */
+    private record ReuseGroup(UdpSocketImpl[] members, UdpSocketImpl[] byCpu, SteeringTable<UdpSocketImpl> steering)
     {
         UdpSocketImpl select(final int cpu, final int hash)
         {
+            if (null != steering)
+            {
+                return steering.member(hash);
+            }
             if (cpu >= 0 && cpu < byCpu.length && null != byCpu[cpu])
             {
                 return byCpu[cpu];
@@ -43,6 +59,10 @@ public final class SocketTable
     }
 
     private final List<UdpSocketImpl> sockets = new ArrayList<>();
+    /** The steering keys of the sockets added by {@link #putSteered}; guarded by this table's lock. */
+    private final Map<UdpSocketImpl, Long> steeringKeys = new IdentityHashMap<>();
+    /** Steered sockets out of their group for now ({@link #steer}): found by id, never by address. */
+    private final Set<UdpSocketImpl> parked = Collections.newSetFromMap(new IdentityHashMap<>());
     private volatile Snapshot snapshot = new Snapshot(new UdpSocketImpl[1], new UdpSocketImpl[MIN_SLOTS],
         new UdpSocketImpl[MIN_SLOTS], new ReuseGroup[MIN_SLOTS], MIN_SLOTS - 1);
 
@@ -151,8 +171,77 @@ public final class SocketTable
         rebuild();
     }
 
+    /**
+     * {@link #put} for a reuseport member on another node, named by {@code steeringKey} (stable across its leaving
+     * and coming back): its group is steered by rendezvous hashing from now on. The member starts out of steering
+     * (until its ring to its node is connected, a datagram steered to it could not be delivered): {@link #steer}
+     * puts it in.
+     *
+     * @throws IllegalArgumentException if the socket is not an unconnected reuseport socket, or another member
+     *                                  already has the key.
+     */
+    public synchronized void putSteered(final UdpSocketImpl socket, final long steeringKey)
+    {
+        if (!socket.isReusePort() || null != socket.remote())
+        {
+            throw new IllegalArgumentException(
+                "socket " + socket.id() + ": only an unconnected SO_REUSEPORT socket can be a steered group member");
+        }
+        for (final Map.Entry<UdpSocketImpl, Long> entry : steeringKeys.entrySet())
+        {
+            if (entry.getKey() != socket && entry.getValue() == steeringKey && sockets.contains(entry.getKey()))
+            {
+                throw new IllegalArgumentException("steering key " + steeringKey + " of socket " + socket.id() +
+                    " is taken by socket " + entry.getKey().id());
+            }
+        }
+        final Long before = steeringKeys.put(socket, steeringKey);
+        final boolean wasParked = !parked.add(socket);
+        try
+        {
+            put(socket);
+        }
+        catch (final RuntimeException ex)
+        {
+            if (null == before)
+            {
+                steeringKeys.remove(socket);
+            }
+            else
+            {
+                steeringKeys.put(socket, before);
+            }
+            if (!wasParked)
+            {
+                parked.remove(socket);
+            }
+            throw ex;
+        }
+    }
+
+    /**
+     * Takes a steered socket out of its group's steering ({@code on} false: its node is unreachable, or leaving), or
+     * puts it back. Out of steering it keeps its id (its completions still come back) and its place in
+     * {@link #sockets()} (for the books), and no datagram is steered to it: its slots go to the other members.
+     *
+     * @throws IllegalArgumentException if the socket was not added by {@link #putSteered}.
+     */
+    public synchronized void steer(final UdpSocketImpl socket, final boolean on)
+    {
+        if (!steeringKeys.containsKey(socket) || !sockets.contains(socket))
+        {
+            throw new IllegalArgumentException("socket " + socket.id() + " is not a steered group member");
+        }
+        if (on ? parked.remove(socket) : parked.add(socket))
+        {
+            rebuild();
+        }
+    }
+
     public synchronized void remove(final UdpSocketImpl socket)
     {
+        steeringKeys.remove(socket);
+        parked.remove(socket);
         if (sockets.remove(socket))
         {
             rebuild();
@@ -208,6 +297,10 @@ public final class SocketTable
         for (final UdpSocketImpl socket : sockets)
         {
             byId[socket.id()] = socket;
+            if (parked.contains(socket))
+            {
+                continue;
+            }
             final FlowKey local = socket.localKey();
             final Endpoint remote = socket.remote();
             if (null != remote)
@@ -229,7 +322,7 @@ public final class SocketTable
             final UdpSocketImpl first = members.get(0);
             final int slot = insert(bound, mask, hashBound(first.port(), first.family(), first.localKey().srcPort()),
                 first);
-            groups[slot] = group(members);
+            groups[slot] = group(members, steeringKeys);
         }
         snapshot = new Snapshot(byId, connected, bound, groups, mask);
     }
@@ -249,8 +342,25 @@ public final class SocketTable
         groups.add(members);
     }
 
-    private static ReuseGroup group(final List<UdpSocketImpl> members)
+    private static ReuseGroup group(final List<UdpSocketImpl> members, final Map<UdpSocketImpl, Long> steeringKeys)
     {
+        final UdpSocketImpl[] all = members.toArray(new UdpSocketImpl[0]);
+        boolean steered = false;
+        for (final UdpSocketImpl socket : all)
+        {
+            steered |= steeringKeys.containsKey(socket);
+        }
+        if (steered)
+        {
+            // A local member of a steered group is named by its socket id, which is never reused in a pipeline.
+            final long[] keys = new long[all.length];
+            for (int i = 0; i < all.length; i++)
+            {
+                final Long key = steeringKeys.get(all[i]);
+                keys[i] = null == key ? all[i].id() : key;
+            }
+            return new ReuseGroup(all, null, SteeringTable.of(all, keys));
+        }
         int maxCpu = 0;
         for (final UdpSocketImpl socket : members)
         {
@@ -264,7 +374,7 @@ public final class SocketTable
                 byCpu[socket.cpu()] = socket;
             }
         }
-        return new ReuseGroup(members.toArray(new UdpSocketImpl[0]), byCpu);
+        return new ReuseGroup(all, byCpu, null);
     }
 
     /** Linear probing from {@code hash}; returns the slot taken. */

@@ -61,6 +61,8 @@ public final class UdpSocketImpl implements UdpSocket
     private int lastHash;
     private volatile boolean closed;
     private TracePoint trace = TracePoint.NONE;
+    /** What the RX queues put into the receive ring, for a member on another node; null for a local socket. */
+    private AtomicCounter deliveries;
     /** Datagrams this socket handed to its port's host to hold; written by the sending thread only. */
     private long holdsSent;
     /** Of those, the ones the host has put into a TX queue's ring or dropped; written by the host's thread only. */
@@ -350,6 +352,72 @@ public final class UdpSocketImpl implements UdpSocket
     }
 
     /**
+     * Sends a frame another node wrote for this socket (a member on that node, whose sends arrive over the data
+     * plane): copied as it is into TX queue {@code txq}'s qdisc ring of the frame's band, counted as this socket's
+     * send, with this socket's id in the header so that its completion comes back here. The same gate, results and
+     * books as {@link #send}.
+     *
+     * @return the ring position (positive) if accepted, else {@link SendResult#STOPPED}, {@link SendResult#CLOSED},
+     * {@link SendResult#TOO_LONG}, {@link SendResult#BACK_PRESSURED} (nothing was copied: retry it) or another
+     * refusal of the ring.
+     * @throws IllegalArgumentException if {@code txq} is not one of the port's TX queues.
+     */
+    public long relay(final int txq, final RingFrameHeader header, final DirectBuffer frame, final int frameOffset,
+        final int frameLength)
+    {
+        if (txq < 0 || txq >= portContext.queueMap().numTxQueues())
+        {
+            throw new IllegalArgumentException("TX queue " + txq + " is not in 0.." +
+                (portContext.queueMap().numTxQueues() - 1));
+        }
+        if (!sender.enter(portContext.gate()))
+        {
+            return refuse(SendResult.STOPPED);
+        }
+        try
+        {
+            if (closed)
+            {
+                return refuse(SendResult.CLOSED);
+            }
+            if (frameLength > portContext.maxFrame())
+            {
+                return refuse(SendResult.TOO_LONG);
+            }
+            final PacketPublication ring = portContext.qdiscRing(txq, header.priority());
+            final long result = ring.tryClaimRetrying(frameLength, claim);
+            if (result < 0)
+            {
+                if (PacketPublication.BACK_PRESSURED == result || PacketPublication.ADMIN_ACTION == result)
+                {
+                    backPressured.incrementRelease();
+                    return SendResult.BACK_PRESSURED;
+                }
+                return refuse(result);
+            }
+            try
+            {
+                claim.putHeader(header.flowHash(), id, header.priority(), RingFrameHeader.NO_RX_QUEUE,
+                    header.flags(), header.traceId(), 0);
+                claim.buffer().putBytes(claim.frameOffset(), frame, frameOffset, frameLength);
+            }
+            catch (final RuntimeException ex)
+            {
+                claim.abort();
+                throw ex;
+            }
+            queueState.packetSent();
+            sent.incrementRelease();
+            claim.commit();
+            return result;
+        }
+        finally
+        {
+            sender.leave();
+        }
+    }
+
+    /**
      * Whether a datagram to the resolved {@code nextHop} sent directly could overtake one of this socket's still with
      * the host: yes if the host holds some for that next hop, or for more than one (which ones is not tracked).
      */
@@ -463,6 +531,25 @@ public final class UdpSocketImpl implements UdpSocket
     public void holdDone()
     {
         holdsDone = holdsDone + 1;
+    }
+
+    /**
+     * Counts what the RX queues put into this socket's receive ring in {@code counter}: for a member on another node,
+     * whose ring is read there (a local socket's receiver counts what it reads). Set once, before the socket is filed.
+     */
+    public void countDeliveries(final AtomicCounter counter)
+    {
+        deliveries = counter;
+    }
+
+    /** An RX queue put a datagram into this socket's ring; counted only for a member on another node. */
+    public void countDelivered()
+    {
+        final AtomicCounter counter = deliveries;
+        if (null != counter)
+        {
+            counter.incrementRelease();
+        }
     }
 
     /** The RX path's sk_mark_napi_id (§2.4): only connected sockets record it. */

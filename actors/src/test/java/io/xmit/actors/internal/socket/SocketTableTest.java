@@ -15,9 +15,11 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The RX path's socket lookup (a connected socket's exact 5-tuple first, then the exact bound address, then a
@@ -226,6 +228,75 @@ public class SocketTableTest
             assertThrows(IllegalStateException.class,
                 () -> table.put(socket(4, 0, "10.0.0.1", 53, false))).getMessage());
         reuse(5, 0, "10.0.0.1", 53, false);
+        assertEquals(2, table.sockets().size());
+    }
+
+    @Test
+    void aGroupWithRemoteMembersIsSteeredAndLosingOneMovesOnlyItsFlows()
+    {
+        final UdpSocketImpl[] members = new UdpSocketImpl[4];
+        for (int i = 0; i < members.length; i++)
+        {
+            members[i] = socket(10 + i, 0, "10.0.0.1", 7, false, 0, true);
+            table.putSteered(members[i], 1000 + i);
+        }
+        flow.setIpv4(FlowKey.PROTO_UDP, 0x0A00_0002, 0x0A00_0001, 40000, 7);
+        assertNull(table.lookup(0, flow, 0, 0), "members start out of steering, until their rings connect");
+        assertSame(members[1], table.byId(11));
+        for (final UdpSocketImpl member : members)
+        {
+            table.steer(member, true);
+        }
+        final int hashes = 4096;
+        final UdpSocketImpl[] before = new UdpSocketImpl[hashes];
+        final int[] share = new int[members.length];
+        for (int h = 0; h < hashes; h++)
+        {
+            // The receiving CPU does not pick a member of a steered group: every one here runs on CPU 0.
+            before[h] = table.lookup(0, flow, 0, h * 0x0010_0001);
+            share[before[h].id() - 10]++;
+        }
+        for (int i = 0; i < members.length; i++)
+        {
+            assertTrue(share[i] > 0, "member " + i + " takes some flows");
+        }
+
+        table.steer(members[2], false);
+        for (int h = 0; h < hashes; h++)
+        {
+            final UdpSocketImpl now = table.lookup(0, flow, 0, h * 0x0010_0001);
+            if (before[h] == members[2])
+            {
+                assertNotSame(members[2], now, "a flow of the member out of steering");
+            }
+            else
+            {
+                assertSame(before[h], now, "a flow of a member that stayed moved");
+            }
+        }
+        assertSame(members[2], table.byId(12), "out of steering, still found by id for its completions");
+        assertEquals(4, table.sockets().size(), "and still in the books");
+
+        table.steer(members[2], true);
+        for (int h = 0; h < hashes; h++)
+        {
+            assertSame(before[h], table.lookup(0, flow, 0, h * 0x0010_0001), "every flow is back where it was");
+        }
+    }
+
+    @Test
+    void aSteeredMemberNeedsAReusePortSocketAndAKeyOfItsOwn()
+    {
+        table.putSteered(socket(1, 0, "10.0.0.1", 7, false, 0, true), 5);
+        assertEquals("steering key 5 of socket 2 is taken by socket 1",
+            assertThrows(IllegalArgumentException.class,
+                () -> table.putSteered(socket(2, 0, "10.0.0.1", 7, false, 0, true), 5)).getMessage());
+        assertEquals("socket 3: only an unconnected SO_REUSEPORT socket can be a steered group member",
+            assertThrows(IllegalArgumentException.class,
+                () -> table.putSteered(socket(3, 0, "10.0.0.1", 8, false), 6)).getMessage());
+        final UdpSocketImpl plain = open(4, 0, "10.0.0.1", 9, false, null);
+        assertEquals("socket 4 is not a steered group member",
+            assertThrows(IllegalArgumentException.class, () -> table.steer(plain, false)).getMessage());
         assertEquals(2, table.sockets().size());
     }
 

@@ -1,0 +1,51 @@
+package io.xmit.actors;
+
+import io.xmit.pipeline.frame.RingFrameHeader;
+
+import org.agrona.DirectBuffer;
+
+/**
+ * A member of a SO_REUSEPORT group whose socket lives on another node ({@link Pipeline#openRemote}): the RX queues
+ * steer datagrams to it by rendezvous hashing of their flow hash (only its flows move when it leaves) and copy them
+ * into its receive ring, a ring to that node; what that node sends comes back through {@link #relay}. Control-plane
+ * calls ({@link #steer}, {@link #close}) are not made on an xmit CPU.
+ */
+public interface RemoteMember extends AutoCloseable
+{
+    /** Its socket id in this pipeline, carried in the frames the RX queues write for it and in its relayed sends. */
+    int id();
+
+    /** The device port its group is bound on. */
+    int port();
+
+    /**
+     * Sends a frame the member's node wrote: copied as it is into TX queue {@code txq}'s qdisc ring (the band of the
+     * header's priority), and counted as this member's send in the pipeline's books. One thread at a time.
+     *
+     * @return a positive ring position if accepted, else a negative {@link SendResult}: {@link SendResult#BACK_PRESSURED}
+     * when the qdisc's ring is full (nothing was copied), {@link SendResult#STOPPED} once the pipeline stops,
+     * {@link SendResult#CLOSED}, {@link SendResult#TOO_LONG}.
+     * @throws IllegalArgumentException if {@code txq} is not one of the port's TX queues.
+     */
+    long relay(int txq, RingFrameHeader header, DirectBuffer buffer, int frameOffset, int frameLength);
+
+    /**
+     * Puts the member into its group's steering ({@code true}) or takes it out ({@code false}): out of it, no
+     * datagram goes to it and its flows go to the other members; back in, exactly its flows return.
+     */
+    void steer(boolean on);
+
+    /** What it has sent through {@link #relay}; after {@link #close}, what it had; -1 if the pipeline closed first. */
+    long sent();
+
+    /**
+     * What the RX queues have put into its receive ring. The pipeline's receive books count these as delivered to a
+     * socket (they end where the ring to the node begins); what the node read of them is the node's to report.
+     * After {@link #close}, what it had; -1 if the pipeline closed first.
+     */
+    long delivered();
+
+    /** Leaves the group for good and closes its receive ring; what it sent and was delivered stays in the books. */
+    @Override
+    void close();
+}

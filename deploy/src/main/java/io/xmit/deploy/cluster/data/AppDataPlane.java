@@ -1,0 +1,459 @@
+package io.xmit.deploy.cluster.data;
+
+import akka.actor.typed.ActorRef;
+import akka.actor.typed.Behavior;
+import akka.actor.typed.PostStop;
+import akka.actor.typed.javadsl.AbstractBehavior;
+import akka.actor.typed.javadsl.ActorContext;
+import akka.actor.typed.javadsl.Behaviors;
+import akka.actor.typed.javadsl.Receive;
+import akka.actor.typed.javadsl.TimerScheduler;
+import akka.actor.typed.receptionist.Receptionist;
+import akka.cluster.UniqueAddress;
+import akka.cluster.typed.Cluster;
+import io.xmit.actors.DatagramHandler;
+import io.xmit.actors.internal.stage.ActorWake;
+import io.xmit.pipeline.flow.FlowHasher;
+import io.xmit.transport.ring.NetworkRings;
+import io.xmit.transport.ring.PacketPublication;
+import io.xmit.transport.ring.PacketSubscription;
+import io.xmit.transport.ring.RingDoorbell;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An app node's side of the data path: it opens sockets that are members of the edge's reuseport groups (each
+ * reading its own UDP ring from the edge, {@link RemoteSocketReceiver}; sending into the edge's TX streams,
+ * {@link RemoteUdpSocket}), finds the edge through the receptionist ({@link EdgeDataPlane#KEY}), and leaves
+ * gracefully: every socket out of the edge's steering and its ring read to the end, then the node's sends relayed
+ * to their end, then the sockets released, so that nothing either side accepted is lost.
+ */
+public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
+{
+    /** This node's socket rings: socket n reads stream {@code RX_STREAM_BASE + n}. */
+    static final int RX_STREAM_BASE = 0x2000_0000;
+
+    /** The app node's protocol: the data-plane messages, the receivers' reports and local requests. */
+    public sealed interface Command permits DataPlaneMessage, Open, Leave, GetBooks, EdgeListing, ReceiverConnected,
+        ReceiverDrained, SendReceipts
+    {
+    }
+
+    /** Opens socket {@code index} of {@code service}; the reply comes once the edge has taken it into its group. */
+    public record Open(String service, int index, DatagramHandler handler, ActorRef<Opened> replyTo)
+        implements Command
+    {
+    }
+
+    /** The socket, or why the edge refused it (then {@code socket} is null). */
+    public record Opened(RemoteUdpSocket socket, String refusal)
+    {
+    }
+
+    /** Leaves gracefully: replies once every socket is drained and released and the node's sends relayed. */
+    public record Leave(ActorRef<Left> replyTo) implements Command
+    {
+    }
+
+    /** @param relayed what the edge relayed of this node's sends over its life. */
+    public record Left(long relayed, AppBooks books)
+    {
+    }
+
+    public record GetBooks(ActorRef<AppBooks> replyTo) implements Command
+    {
+    }
+
+    /**
+     * The node's books: what its sockets received, sent, had refused for back-pressure and for other reasons, and
+     * malformed frames in their rings.
+     */
+    public record AppBooks(int sockets, long received, long sent, long backPressured, long refused, long malformed,
+        long handlerFailed)
+    {
+    }
+
+    record EdgeListing(Receptionist.Listing listing) implements Command
+    {
+    }
+
+    record ReceiverConnected(int streamId) implements Command
+    {
+    }
+
+    record ReceiverDrained(int streamId, long received) implements Command
+    {
+    }
+
+    /** Time to tell the edge what the sockets have read since the last receipts. */
+    enum SendReceipts implements Command
+    {
+        INSTANCE
+    }
+
+    /** A socket being opened or open. */
+    private static final class AppSocket
+    {
+        final Open open;
+        final int streamId;
+        final PacketSubscription ring;
+        final RingDoorbell doorbell;
+        final ActorWake<RemoteSocketReceiver.Command> wake;
+        RemoteSocketReceiver receiver;
+        ActorRef<RemoteSocketReceiver.Command> actor;
+        boolean drained;
+        long reported;
+
+        AppSocket(final Open open, final int streamId, final PacketSubscription ring, final RingDoorbell doorbell,
+            final ActorWake<RemoteSocketReceiver.Command> wake)
+        {
+            this.open = open;
+            this.streamId = streamId;
+            this.ring = ring;
+            this.doorbell = doorbell;
+            this.wake = wake;
+        }
+    }
+
+    private final NetworkRings rings;
+    private final String dataEndpoint;
+    private final int spinPolls;
+    private final UniqueAddress self;
+    private final FlowHasher hasher = FlowHasher.random();
+    private final Map<Integer, AppSocket> sockets = new LinkedHashMap<>();
+    private final List<Open> waiting = new ArrayList<>();
+    private final List<AppSocket> closed = new ArrayList<>();
+    private ActorRef<DataPlaneMessage> edge;
+    private PacketPublication[] txStreams;
+    private int nextStream;
+    private Leave leaving;
+
+    private AppDataPlane(final ActorContext<Command> context, final TimerScheduler<Command> timers,
+        final NetworkRings rings, final String dataEndpoint, final int spinPolls, final Duration receiptInterval)
+    {
+        super(context);
+        timers.startTimerWithFixedDelay(SendReceipts.INSTANCE, receiptInterval);
+        this.rings = rings;
+        this.dataEndpoint = dataEndpoint;
+        this.spinPolls = spinPolls;
+        this.self = Cluster.get(context.getSystem()).selfMember().uniqueAddress();
+        context.getSystem().receptionist().tell(Receptionist.subscribe(EdgeDataPlane.KEY,
+            context.messageAdapter(Receptionist.Listing.class, EdgeListing::new)));
+    }
+
+    /**
+     * @param rings        the node's UDP rings.
+     * @param dataEndpoint the {@code host:port} this node's socket rings receive on (a fixed port: the edge sends to
+     *                     it).
+     * @param spinPolls       each socket's spin budget: empty polls before its actor goes idle.
+     * @param receiptInterval how often the sockets tell the edge what they have read (a message per socket that read
+     *                        something, never per packet): what the edge counts as unconfirmed if this node is lost
+     *                        is what it read in the last interval and what was on its way.
+     */
+    public static Behavior<Command> create(final NetworkRings rings, final String dataEndpoint, final int spinPolls,
+        final Duration receiptInterval)
+    {
+        if (null == receiptInterval || receiptInterval.isNegative() || receiptInterval.isZero())
+        {
+            throw new IllegalArgumentException("receiptInterval must be positive, was " + receiptInterval);
+        }
+        return Behaviors.setup(context -> Behaviors.withTimers(timers ->
+            new AppDataPlane(context, timers, rings, dataEndpoint, spinPolls, receiptInterval)));
+    }
+
+    @Override
+    public Receive<Command> createReceive()
+    {
+        return newReceiveBuilder()
+            .onMessage(EdgeListing.class, this::onListing)
+            .onMessage(Open.class, this::onOpen)
+            .onMessage(DataPlaneMessage.SocketBound.class, this::onBound)
+            .onMessage(DataPlaneMessage.BindRefused.class, this::onRefused)
+            .onMessage(ReceiverConnected.class, this::onConnected)
+            .onMessage(Leave.class, this::onLeave)
+            .onMessage(DataPlaneMessage.SocketUnbound.class, this::onUnbound)
+            .onMessage(ReceiverDrained.class, this::onDrained)
+            .onMessage(DataPlaneMessage.NodeDrained.class, this::onNodeDrained)
+            .onMessageEquals(SendReceipts.INSTANCE, this::onSendReceipts)
+            .onMessage(GetBooks.class, get ->
+            {
+                get.replyTo().tell(books());
+                return this;
+            })
+            .onSignal(PostStop.class, signal -> onPostStop())
+            .build();
+    }
+
+    private Behavior<Command> onListing(final EdgeListing listing)
+    {
+        final var edges = listing.listing().getServiceInstances(EdgeDataPlane.KEY);
+        if (null == edge && !edges.isEmpty())
+        {
+            edge = edges.iterator().next();
+            for (final Open open : waiting)
+            {
+                bind(open);
+            }
+            waiting.clear();
+        }
+        return this;
+    }
+
+    private Behavior<Command> onOpen(final Open open)
+    {
+        if (null != leaving)
+        {
+            open.replyTo().tell(new Opened(null, "the node is leaving"));
+        }
+        else if (null == edge)
+        {
+            waiting.add(open);
+        }
+        else
+        {
+            bind(open);
+        }
+        return this;
+    }
+
+    private void bind(final Open open)
+    {
+        final int streamId = RX_STREAM_BASE + nextStream++;
+        final ActorWake<RemoteSocketReceiver.Command> wake = new ActorWake<>(RemoteSocketReceiver.Poll.INSTANCE);
+        final RingDoorbell doorbell = new RingDoorbell(wake);
+        final PacketSubscription ring = rings.addSubscription(dataEndpoint, streamId, doorbell);
+        sockets.put(streamId, new AppSocket(open, streamId, ring, doorbell, wake));
+        edge.tell(new DataPlaneMessage.BindSocket(open.service(), open.index(), self.address().toString(),
+            self.longUid(), dataEndpoint, streamId, getContext().getSelf().narrow()));
+    }
+
+    private Behavior<Command> onBound(final DataPlaneMessage.SocketBound bound)
+    {
+        final AppSocket socket = find(bound.service(), bound.index());
+        if (null == socket || null != leaving)
+        {
+            if (null != socket)
+            {
+                socket.open.replyTo().tell(new Opened(null, "the node is leaving"));
+            }
+            return this;
+        }
+        if (null == txStreams)
+        {
+            txStreams = new PacketPublication[bound.txStreams().length];
+            for (int q = 0; q < txStreams.length; q++)
+            {
+                txStreams[q] = rings.addPublication(bound.edgeEndpoint(), bound.txStreams()[q]);
+            }
+        }
+        final RemoteUdpSocket udp = new RemoteUdpSocket(bound, txStreams, hasher);
+        socket.receiver = new RemoteSocketReceiver(udp, socket.ring, socket.open.handler(), 64);
+        socket.actor = getContext().spawn(RemoteSocketReceiver.create(socket.receiver, socket.doorbell, socket.wake,
+            spinPolls, getContext().getSelf(), socket.streamId), "socket-" + bound.socketId());
+        socket.open.replyTo().tell(new Opened(udp, null));
+        return this;
+    }
+
+    private Behavior<Command> onRefused(final DataPlaneMessage.BindRefused refused)
+    {
+        final AppSocket socket = find(refused.service(), refused.index());
+        if (null != socket)
+        {
+            sockets.remove(socket.streamId);
+            socket.ring.close();
+            socket.open.replyTo().tell(new Opened(null, refused.reason()));
+        }
+        return this;
+    }
+
+    private Behavior<Command> onConnected(final ReceiverConnected connected)
+    {
+        final AppSocket socket = sockets.get(connected.streamId());
+        if (null != socket && null == leaving)
+        {
+            edge.tell(new DataPlaneMessage.SocketReady(socket.receiver.socket().id()));
+        }
+        return this;
+    }
+
+    private Behavior<Command> onSendReceipts()
+    {
+        for (final AppSocket socket : sockets.values())
+        {
+            if (null != socket.receiver && null != edge)
+            {
+                final long received = socket.receiver.received();
+                if (received != socket.reported)
+                {
+                    socket.reported = received;
+                    edge.tell(new DataPlaneMessage.Receipt(socket.receiver.socket().id(), received));
+                }
+            }
+        }
+        return this;
+    }
+
+    private Behavior<Command> onLeave(final Leave leave)
+    {
+        leaving = leave;
+        for (final Open open : waiting)
+        {
+            open.replyTo().tell(new Opened(null, "the node is leaving"));
+        }
+        waiting.clear();
+        if (sockets.isEmpty())
+        {
+            leaveEdge();
+        }
+        for (final AppSocket socket : sockets.values())
+        {
+            if (null == socket.receiver)
+            {
+                // Its bind is still on its way: the edge has never steered to it, so it has nothing to drain.
+                socket.drained = true;
+                continue;
+            }
+            edge.tell(new DataPlaneMessage.UnbindSocket(socket.receiver.socket().id(),
+                getContext().getSelf().narrow()));
+        }
+        return this;
+    }
+
+    private Behavior<Command> onUnbound(final DataPlaneMessage.SocketUnbound unbound)
+    {
+        for (final AppSocket socket : sockets.values())
+        {
+            if (socket.receiver.socket().id() == unbound.socketId())
+            {
+                socket.actor.tell(new RemoteSocketReceiver.DrainTo(unbound.position(), getContext().getSelf()));
+            }
+        }
+        return this;
+    }
+
+    private Behavior<Command> onDrained(final ReceiverDrained drained)
+    {
+        final AppSocket socket = sockets.get(drained.streamId());
+        if (null != socket)
+        {
+            socket.drained = true;
+        }
+        for (final AppSocket each : sockets.values())
+        {
+            if (!each.drained)
+            {
+                return this;
+            }
+        }
+        leaveEdge();
+        return this;
+    }
+
+    /** Every socket's ring read to its end: stop sending, and let the edge relay what was sent. */
+    private void leaveEdge()
+    {
+        final long[] positions = new long[null == txStreams ? 0 : txStreams.length];
+        for (final AppSocket socket : sockets.values())
+        {
+            if (null != socket.receiver)
+            {
+                socket.receiver.socket().close();
+            }
+        }
+        for (int q = 0; q < positions.length; q++)
+        {
+            positions[q] = txStreams[q].position();
+        }
+        if (null == edge)
+        {
+            leaving.replyTo().tell(new Left(0, books()));
+            return;
+        }
+        edge.tell(new DataPlaneMessage.NodeLeaving(self.address().toString(), self.longUid(), positions,
+            getContext().getSelf().narrow()));
+    }
+
+    private Behavior<Command> onNodeDrained(final DataPlaneMessage.NodeDrained drained)
+    {
+        for (final AppSocket socket : sockets.values())
+        {
+            if (null != socket.receiver)
+            {
+                edge.tell(new DataPlaneMessage.ReleaseSocket(socket.receiver.socket().id(),
+                    socket.receiver.received()));
+                getContext().stop(socket.actor);
+                closed.add(socket);
+            }
+            socket.ring.close();
+        }
+        sockets.clear();
+        if (null != txStreams)
+        {
+            for (final PacketPublication stream : txStreams)
+            {
+                stream.close();
+            }
+        }
+        leaving.replyTo().tell(new Left(drained.relayed(), books()));
+        return this;
+    }
+
+    private Behavior<Command> onPostStop()
+    {
+        for (final AppSocket socket : sockets.values())
+        {
+            socket.ring.close();
+        }
+        if (null != txStreams)
+        {
+            for (final PacketPublication stream : txStreams)
+            {
+                stream.close();
+            }
+        }
+        return this;
+    }
+
+    private AppSocket find(final String service, final int index)
+    {
+        for (final AppSocket socket : sockets.values())
+        {
+            if (null == socket.receiver && socket.open.service().equals(service) && socket.open.index() == index)
+            {
+                return socket;
+            }
+        }
+        return null;
+    }
+
+    private AppBooks books()
+    {
+        int count = 0;
+        long received = 0;
+        long sent = 0;
+        long backPressured = 0;
+        long refused = 0;
+        long malformed = 0;
+        long handlerFailed = 0;
+        final List<AppSocket> all = new ArrayList<>(closed);
+        all.addAll(sockets.values());
+        for (final AppSocket socket : all)
+        {
+            if (null != socket.receiver)
+            {
+                count++;
+                received += socket.receiver.received();
+                malformed += socket.receiver.malformed();
+                handlerFailed += socket.receiver.handlerFailed();
+                sent += socket.receiver.socket().sent();
+                backPressured += socket.receiver.socket().backPressured();
+                refused += socket.receiver.socket().refused();
+            }
+        }
+        return new AppBooks(count, received, sent, backPressured, refused, malformed, handlerFailed);
+    }
+}

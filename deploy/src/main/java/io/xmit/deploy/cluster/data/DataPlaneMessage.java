@@ -1,0 +1,84 @@
+package io.xmit.deploy.cluster.data;
+
+import akka.actor.typed.ActorRef;
+
+/**
+ * The messages between an app node's {@link AppDataPlane} and the edge's {@link EdgeDataPlane}: rare, small, never
+ * per packet, serialized by {@link DataPlaneSerializer}. A node is named by its Akka cluster address and its
+ * incarnation (the address's uid), never by a name, so a restarted node is a new peer whose old streams are gone.
+ * <pre>
+ *   app                                   edge
+ *   BindSocket ──────────────────────────▶ member added out of steering, ring to the node's stream
+ *             ◀────────────────────────── SocketBound (socket id, TX streams, port address, queue map) | BindRefused
+ *   SocketReady (ring connected) ────────▶ member steered to
+ *   Receipt (read so far), now and then ─▶ the node's books
+ *   UnbindSocket ────────────────────────▶ member out of steering
+ *             ◀────────────────────────── SocketUnbound (the ring's last position)
+ *   ReleaseSocket (read to it) ──────────▶ member closed
+ *   NodeLeaving (TX positions) ──────────▶ relay runs to them
+ *             ◀────────────────────────── NodeDrained
+ * </pre>
+ */
+public sealed interface DataPlaneMessage extends EdgeDataPlane.Command, AppDataPlane.Command
+{
+    /** Socket {@code index} of {@code service} on {@code node} reads stream {@code streamId} at {@code dataEndpoint}. */
+    record BindSocket(String service, int index, String node, long incarnation, String dataEndpoint, int streamId,
+        ActorRef<DataPlaneMessage> replyTo) implements DataPlaneMessage
+    {
+    }
+
+    /**
+     * What the socket needs to send as a member of the edge's group: its id and device port there, the edge's TX
+     * streams (one per TX
+     * queue, at {@code edgeEndpoint}), the group's address and the port's MACs, and the port's queue map (TX and RX
+     * queue counts, each TX queue's {@code xps_rxqs} as a bit mask of RX queues).
+     */
+    record SocketBound(String service, int index, int socketId, int port, String edgeEndpoint, int[] txStreams,
+        long sourceMac,
+        long destinationMac, int ipv4, int localPort, int rxQueues, long[] xpsRxqs, int maxFrameLength)
+        implements DataPlaneMessage
+    {
+    }
+
+    record BindRefused(String service, int index, String reason) implements DataPlaneMessage
+    {
+    }
+
+    /** The socket's node reads its ring: the edge may steer to it. */
+    record SocketReady(int socketId) implements DataPlaneMessage
+    {
+    }
+
+    /**
+     * The socket has read {@code received} datagrams so far: sent now and then (never per packet), so that what a
+     * node lost without leaving is bounded by what it read since its last receipt.
+     */
+    record Receipt(int socketId, long received) implements DataPlaneMessage
+    {
+    }
+
+    record UnbindSocket(int socketId, ActorRef<DataPlaneMessage> replyTo) implements DataPlaneMessage
+    {
+    }
+
+    /** No datagram is steered to the socket any more; its ring ends at {@code position}. */
+    record SocketUnbound(int socketId, long position) implements DataPlaneMessage
+    {
+    }
+
+    /** The socket's node has read its ring to the end ({@code received} datagrams in all): the edge closes it. */
+    record ReleaseSocket(int socketId, long received) implements DataPlaneMessage
+    {
+    }
+
+    /** The node stops sending: its TX streams end at {@code txPositions} (one per TX queue). */
+    record NodeLeaving(String node, long incarnation, long[] txPositions, ActorRef<DataPlaneMessage> replyTo)
+        implements DataPlaneMessage
+    {
+    }
+
+    /** The edge relayed the node's TX streams to their end: {@code relayed} frames over its life. */
+    record NodeDrained(String node, long relayed) implements DataPlaneMessage
+    {
+    }
+}

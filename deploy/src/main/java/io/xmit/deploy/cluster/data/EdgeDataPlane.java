@@ -1,0 +1,556 @@
+package io.xmit.deploy.cluster.data;
+
+import akka.actor.typed.ActorRef;
+import akka.actor.typed.Behavior;
+import akka.actor.typed.PostStop;
+import akka.actor.typed.javadsl.AbstractBehavior;
+import akka.actor.typed.javadsl.ActorContext;
+import akka.actor.typed.javadsl.Behaviors;
+import akka.actor.typed.javadsl.Receive;
+import akka.actor.typed.receptionist.Receptionist;
+import akka.actor.typed.receptionist.ServiceKey;
+import akka.cluster.ClusterEvent;
+import akka.cluster.UniqueAddress;
+import akka.cluster.typed.Cluster;
+import akka.cluster.typed.Subscribe;
+import io.xmit.actors.Pipeline;
+import io.xmit.actors.PortAddress;
+import io.xmit.actors.RemoteMember;
+import io.xmit.actors.SocketOptions;
+import io.xmit.actors.internal.stage.ActorWake;
+import io.xmit.pipeline.xps.QueueMap;
+import io.xmit.pipeline.xps.XpsMask;
+import io.xmit.transport.ring.NetworkRings;
+import io.xmit.transport.ring.PacketPublication;
+import io.xmit.transport.ring.PacketSubscription;
+import io.xmit.transport.ring.RingDoorbell;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The edge's side of the data path, one per edge pipeline: it takes app nodes' sockets into the pipeline's reuseport
+ * groups as {@link RemoteMember}s (each with a UDP ring to its node), relays each node's sends into the qdisc rings
+ * ({@link TxRelay}), and follows Akka Cluster's membership: a node that becomes unreachable leaves steering (only
+ * its flows move) and comes back when reachable again; a node removed without leaving is closed, and what its TX
+ * streams still held is counted as {@code nodeDown}. Registered with the receptionist under {@link #KEY}.
+ */
+public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
+{
+    public static final ServiceKey<DataPlaneMessage> KEY = ServiceKey.create(DataPlaneMessage.class, "xmit-edge");
+    /** The edge's TX streams: node n's TX queue q is {@code TX_STREAM_BASE + n * MAX_TX_QUEUES + q}. */
+    static final int TX_STREAM_BASE = 0x4000_0000;
+    static final int MAX_TX_QUEUES = 1024;
+    /** RX queue masks travel as one 64-bit word per TX queue. */
+    static final int MAX_XPS_RX_QUEUES = 64;
+
+    /** The edge's protocol: the data-plane messages, membership, and local queries. */
+    public sealed interface Command permits DataPlaneMessage, Reachability, Removed, GetBooks, RelayReached,
+        RelayStopped
+    {
+    }
+
+    record Reachability(ClusterEvent.ReachabilityEvent event) implements Command
+    {
+    }
+
+    record Removed(ClusterEvent.MemberRemoved event) implements Command
+    {
+    }
+
+    /** The books of every node this edge has had, live and gone. */
+    public record GetBooks(ActorRef<EdgeBooks> replyTo) implements Command
+    {
+    }
+
+    record RelayReached(TxRelay.Reached reached) implements Command
+    {
+    }
+
+    record RelayStopped(TxRelay.Stopped stopped) implements Command
+    {
+    }
+
+    /**
+     * One app node's books on the edge. Receive side: {@code published = received + unconfirmed + in flight}, where
+     * in flight is what its open sockets' rings hold or their handlers have not reported yet. Send side: every frame
+     * its TX streams brought is relayed, rejected, refused or counted {@code txNodeDown}.
+     *
+     * @param steered     its sockets the RX queues steer to now (ring connected, node reachable, not leaving).
+     * @param published   datagrams the RX queues put into its sockets' rings.
+     * @param received    of those, what its sockets reported read: at their last receipt, or at release.
+     * @param unconfirmed of its closed sockets' datagrams, those it never reported read: 0 after a graceful leave;
+     *                    for a node removed without leaving, what it had not reported by its last receipt, an upper
+     *                    bound of what it lost.
+     * @param relayed     its sends copied into the qdisc rings.
+     * @param rejected    its frames from a socket it does not hold (unbound, or never bound here).
+     * @param refused     its frames the pipeline refused (stopping, closed, too long).
+     * @param txNodeDown  its frames left in its TX streams when it was removed without leaving.
+     */
+    public record NodeBooks(String node, long incarnation, boolean live, int sockets, int steered, long published,
+        long received, long unconfirmed, long relayed, long rejected, long refused, long txNodeDown,
+        long relayBackPressured)
+    {
+    }
+
+    public record EdgeBooks(List<NodeBooks> nodes)
+    {
+        /** The books of the live or last incarnation at {@code address}, or null. */
+        public NodeBooks node(final String address)
+        {
+            NodeBooks found = null;
+            for (final NodeBooks books : nodes)
+            {
+                if (books.node().equals(address))
+                {
+                    found = books;
+                }
+            }
+            return found;
+        }
+    }
+
+    /** A socket of a node, as the edge holds it. */
+    private static final class EdgeSocket
+    {
+        final RemoteMember member;
+        final PacketPublication ring;
+        boolean ready;
+        long confirmed;
+
+        EdgeSocket(final RemoteMember member, final PacketPublication ring)
+        {
+            this.member = member;
+            this.ring = ring;
+        }
+    }
+
+    /** An app node's incarnation, as the edge holds it. */
+    private static final class EdgeNode
+    {
+        final String address;
+        final long incarnation;
+        final TxRelay relay;
+        final ActorRef<TxRelay.Command> relayActor;
+        final Map<Integer, EdgeSocket> sockets = new LinkedHashMap<>();
+        boolean reachable = true;
+        boolean relayStopped;
+        boolean nodeDown;
+        long closedPublished;
+        long closedConfirmed;
+        ActorRef<DataPlaneMessage> drainedReply;
+
+        EdgeNode(final String address, final long incarnation, final TxRelay relay,
+            final ActorRef<TxRelay.Command> relayActor)
+        {
+            this.address = address;
+            this.incarnation = incarnation;
+            this.relay = relay;
+            this.relayActor = relayActor;
+        }
+
+        String key()
+        {
+            return key(address, incarnation);
+        }
+
+        static String key(final String address, final long incarnation)
+        {
+            return address + "#" + incarnation;
+        }
+
+        NodeBooks books(final boolean live)
+        {
+            int steered = 0;
+            long published = closedPublished;
+            long received = closedConfirmed;
+            for (final EdgeSocket socket : sockets.values())
+            {
+                steered += socket.ready && reachable ? 1 : 0;
+                published += socket.member.delivered();
+                received += socket.confirmed;
+            }
+            return new NodeBooks(address, incarnation, live, sockets.size(), steered, published, received,
+                closedPublished - closedConfirmed, relay.relayed(), relay.rejected(), relay.refused(),
+                relay.nodeDown(), relay.backPressured());
+        }
+    }
+
+    private final Pipeline pipeline;
+    private final NetworkRings rings;
+    private final String dataEndpoint;
+    private final Map<String, SocketOptions> services;
+    private final Map<String, EdgeNode> nodes = new HashMap<>();
+    private final Map<Integer, EdgeNode> nodeOfSocket = new HashMap<>();
+    private final List<NodeBooks> gone = new ArrayList<>();
+    private final ActorRef<TxRelay.Reached> relayReached;
+    private final ActorRef<TxRelay.Stopped> relayStopped;
+    private int nextNode;
+
+    private EdgeDataPlane(final ActorContext<Command> context, final Pipeline pipeline, final NetworkRings rings,
+        final String dataEndpoint, final Map<String, SocketOptions> services)
+    {
+        super(context);
+        this.pipeline = pipeline;
+        this.rings = rings;
+        this.dataEndpoint = dataEndpoint;
+        this.services = Map.copyOf(services);
+        this.relayReached = context.messageAdapter(TxRelay.Reached.class, RelayReached::new);
+        this.relayStopped = context.messageAdapter(TxRelay.Stopped.class, RelayStopped::new);
+        final Cluster cluster = Cluster.get(context.getSystem());
+        cluster.subscriptions().tell(Subscribe.create(
+            context.messageAdapter(ClusterEvent.ReachabilityEvent.class, Reachability::new),
+            ClusterEvent.ReachabilityEvent.class));
+        cluster.subscriptions().tell(Subscribe.create(
+            context.messageAdapter(ClusterEvent.MemberRemoved.class, Removed::new), ClusterEvent.MemberRemoved.class));
+        context.getSystem().receptionist().tell(Receptionist.register(KEY, context.getSelf().narrow()));
+    }
+
+    /**
+     * @param pipeline     the edge's pipeline, whose reuseport groups take the remote members.
+     * @param rings        the edge's UDP rings (a driver of their own beside the pipeline's).
+     * @param dataEndpoint the {@code host:port} the edge receives its TX streams on (a fixed port: app nodes send
+     *                     to it).
+     * @param services     each service's group: the options of a reuseport socket on the pipeline.
+     */
+    public static Behavior<Command> create(final Pipeline pipeline, final NetworkRings rings,
+        final String dataEndpoint, final Map<String, SocketOptions> services)
+    {
+        for (final Map.Entry<String, SocketOptions> service : new TreeMap<>(services).entrySet())
+        {
+            final SocketOptions options = service.getValue();
+            if (!options.reusePort() || null != options.connectTo())
+            {
+                throw new IllegalArgumentException("service '" + service.getKey() + "': its group's options need " +
+                    "reusePort(true) and no peer");
+            }
+            // A frame is never fragmented: the rings to the app nodes must carry the port's longest frame whole,
+            // or the RX queues could not deliver it.
+            final int maxFrame = pipeline.driver(options.port()).maxFrame();
+            if (rings.rings().config().maxFrameLength() < maxFrame)
+            {
+                throw new IllegalArgumentException("service '" + service.getKey() + "': the data plane's rings " +
+                    "carry frames of at most " + rings.rings().config().maxFrameLength() + " bytes, port " +
+                    options.port() + "'s frames are up to " + maxFrame + "; launch the rings with a maxFrameLength " +
+                    "of at least " + maxFrame);
+            }
+        }
+        return Behaviors.setup(context -> new EdgeDataPlane(context, pipeline, rings, dataEndpoint, services));
+    }
+
+    @Override
+    public Receive<Command> createReceive()
+    {
+        return newReceiveBuilder()
+            .onMessage(DataPlaneMessage.BindSocket.class, this::onBind)
+            .onMessage(DataPlaneMessage.SocketReady.class, this::onReady)
+            .onMessage(DataPlaneMessage.Receipt.class, this::onReceipt)
+            .onMessage(DataPlaneMessage.UnbindSocket.class, this::onUnbind)
+            .onMessage(DataPlaneMessage.ReleaseSocket.class, this::onRelease)
+            .onMessage(DataPlaneMessage.NodeLeaving.class, this::onNodeLeaving)
+            .onMessage(Reachability.class, this::onReachability)
+            .onMessage(Removed.class, this::onRemoved)
+            .onMessage(RelayReached.class, this::onRelayReached)
+            .onMessage(RelayStopped.class, this::onRelayStopped)
+            .onMessage(GetBooks.class, this::onGetBooks)
+            .onSignal(PostStop.class, signal -> onPostStop())
+            .build();
+    }
+
+    private Behavior<Command> onBind(final DataPlaneMessage.BindSocket bind)
+    {
+        final SocketOptions options = services.get(bind.service());
+        if (null == options)
+        {
+            bind.replyTo().tell(new DataPlaneMessage.BindRefused(bind.service(), bind.index(),
+                "no service '" + bind.service() + "' on this edge; it has " + new TreeMap<>(services).keySet()));
+            return this;
+        }
+        final PortAddress address = portAddress(options.port());
+        if (address.arp())
+        {
+            bind.replyTo().tell(new DataPlaneMessage.BindRefused(bind.service(), bind.index(), "service '" +
+                bind.service() + "': port " + options.port() + " resolves next hops by ARP, which a remote " +
+                "socket cannot wait for yet; give the port a static next hop (arp = off)"));
+            return this;
+        }
+        final QueueMap map = pipeline.queueMap(options.port());
+        PacketPublication ring = null;
+        try
+        {
+            final EdgeNode node = nodes.computeIfAbsent(EdgeNode.key(bind.node(), bind.incarnation()),
+                key -> newNode(bind.node(), bind.incarnation(), map.numTxQueues()));
+            ring = rings.addPublication(bind.dataEndpoint(), bind.streamId());
+            final RemoteMember member = pipeline.openRemote(options, ring, steeringKey(bind.node(), bind.index()));
+            node.sockets.put(member.id(), new EdgeSocket(member, ring));
+            nodeOfSocket.put(member.id(), node);
+            node.relay.add(member);
+            bind.replyTo().tell(new DataPlaneMessage.SocketBound(bind.service(), bind.index(), member.id(),
+                options.port(), dataEndpoint, node.relay.streamIds(), address.mac(), address.peerMac(),
+                address.ipv4(), options.localPort(), map.numRxQueues(), xpsRxqs(map),
+                pipeline.driver(options.port()).maxFrame()));
+        }
+        catch (final RuntimeException ex)
+        {
+            if (null != ring)
+            {
+                ring.close();
+            }
+            bind.replyTo().tell(new DataPlaneMessage.BindRefused(bind.service(), bind.index(), ex.getMessage()));
+        }
+        return this;
+    }
+
+    private Behavior<Command> onReady(final DataPlaneMessage.SocketReady ready)
+    {
+        final EdgeNode node = nodeOfSocket.get(ready.socketId());
+        final EdgeSocket socket = null == node ? null : node.sockets.get(ready.socketId());
+        if (null != socket)
+        {
+            socket.ready = true;
+            if (node.reachable)
+            {
+                socket.member.steer(true);
+            }
+        }
+        return this;
+    }
+
+    private Behavior<Command> onReceipt(final DataPlaneMessage.Receipt receipt)
+    {
+        final EdgeNode node = nodeOfSocket.get(receipt.socketId());
+        final EdgeSocket socket = null == node ? null : node.sockets.get(receipt.socketId());
+        if (null != socket)
+        {
+            socket.confirmed = Math.max(socket.confirmed, receipt.received());
+        }
+        return this;
+    }
+
+    private Behavior<Command> onUnbind(final DataPlaneMessage.UnbindSocket unbind)
+    {
+        final EdgeNode node = nodeOfSocket.get(unbind.socketId());
+        final EdgeSocket socket = null == node ? null : node.sockets.get(unbind.socketId());
+        if (null != socket)
+        {
+            socket.ready = false;
+            socket.member.steer(false);
+            unbind.replyTo().tell(new DataPlaneMessage.SocketUnbound(unbind.socketId(), socket.ring.position()));
+        }
+        return this;
+    }
+
+    private Behavior<Command> onRelease(final DataPlaneMessage.ReleaseSocket release)
+    {
+        final EdgeNode node = nodeOfSocket.remove(release.socketId());
+        final EdgeSocket socket = null == node ? null : node.sockets.remove(release.socketId());
+        if (null != socket)
+        {
+            socket.confirmed = Math.max(socket.confirmed, release.received());
+            close(node, socket);
+            retireIfDone(node);
+        }
+        return this;
+    }
+
+    private Behavior<Command> onNodeLeaving(final DataPlaneMessage.NodeLeaving leaving)
+    {
+        final EdgeNode node = nodes.get(EdgeNode.key(leaving.node(), leaving.incarnation()));
+        if (null == node)
+        {
+            leaving.replyTo().tell(new DataPlaneMessage.NodeDrained(leaving.node(), 0));
+            return this;
+        }
+        node.drainedReply = leaving.replyTo();
+        node.relayActor.tell(new TxRelay.DrainTo(leaving.txPositions(), relayReached));
+        return this;
+    }
+
+    private Behavior<Command> onRelayReached(final RelayReached reached)
+    {
+        for (final EdgeNode node : nodes.values())
+        {
+            if (node.relay == reached.reached().relay() && null != node.drainedReply)
+            {
+                node.drainedReply.tell(new DataPlaneMessage.NodeDrained(node.address, node.relay.relayed()));
+                node.drainedReply = null;
+                node.relayActor.tell(new TxRelay.Stop(false, relayStopped));
+            }
+        }
+        return this;
+    }
+
+    private Behavior<Command> onReachability(final Reachability reachability)
+    {
+        final ClusterEvent.ReachabilityEvent event = reachability.event();
+        final boolean reachable = event instanceof ClusterEvent.ReachableMember;
+        for (final EdgeNode node : nodesAt(event.member().uniqueAddress()))
+        {
+            node.reachable = reachable;
+            for (final EdgeSocket socket : node.sockets.values())
+            {
+                if (socket.ready)
+                {
+                    socket.member.steer(reachable);
+                }
+            }
+        }
+        return this;
+    }
+
+    private Behavior<Command> onRemoved(final Removed removed)
+    {
+        for (final EdgeNode node : nodesAt(removed.event().member().uniqueAddress()))
+        {
+            // Out of steering now; its members close once the relay has stopped using them.
+            node.nodeDown = true;
+            for (final EdgeSocket socket : node.sockets.values())
+            {
+                socket.member.steer(false);
+            }
+            if (!node.relayStopped)
+            {
+                node.relayActor.tell(new TxRelay.Stop(true, relayStopped));
+            }
+            else
+            {
+                closeAll(node);
+            }
+        }
+        return this;
+    }
+
+    private Behavior<Command> onRelayStopped(final RelayStopped stopped)
+    {
+        for (final EdgeNode node : List.copyOf(nodes.values()))
+        {
+            if (node.relay == stopped.stopped().relay())
+            {
+                node.relayStopped = true;
+                if (node.nodeDown)
+                {
+                    closeAll(node);
+                }
+                retireIfDone(node);
+            }
+        }
+        return this;
+    }
+
+    private Behavior<Command> onGetBooks(final GetBooks get)
+    {
+        final List<NodeBooks> books = new ArrayList<>(gone);
+        for (final EdgeNode node : nodes.values())
+        {
+            books.add(node.books(true));
+        }
+        get.replyTo().tell(new EdgeBooks(List.copyOf(books)));
+        return this;
+    }
+
+    private Behavior<Command> onPostStop()
+    {
+        for (final EdgeNode node : nodes.values())
+        {
+            for (final EdgeSocket socket : node.sockets.values())
+            {
+                close(node, socket);
+            }
+        }
+        return this;
+    }
+
+    private EdgeNode newNode(final String address, final long incarnation, final int txQueues)
+    {
+        final int n = nextNode++;
+        final ActorWake<TxRelay.Command> wake = new ActorWake<>(TxRelay.Poll.INSTANCE);
+        final RingDoorbell doorbell = new RingDoorbell(wake);
+        final PacketSubscription[] streams = new PacketSubscription[txQueues];
+        for (int q = 0; q < txQueues; q++)
+        {
+            streams[q] = rings.addSubscription(dataEndpoint, TX_STREAM_BASE + n * MAX_TX_QUEUES + q, doorbell);
+        }
+        final TxRelay relay = new TxRelay(streams);
+        final ActorRef<TxRelay.Command> actor = getContext().spawn(TxRelay.create(relay, doorbell, wake), "relay-" + n);
+        return new EdgeNode(address, incarnation, relay, actor);
+    }
+
+    private void closeAll(final EdgeNode node)
+    {
+        for (final EdgeSocket socket : List.copyOf(node.sockets.values()))
+        {
+            nodeOfSocket.remove(socket.member.id());
+            close(node, socket);
+        }
+        node.sockets.clear();
+        retireIfDone(node);
+    }
+
+    private static void close(final EdgeNode node, final EdgeSocket socket)
+    {
+        if (null != socket)
+        {
+            node.relay.remove(socket.member.id());
+            socket.member.close();
+            socket.ring.close();
+            node.closedPublished += Math.max(0, socket.member.delivered());
+            node.closedConfirmed += socket.confirmed;
+        }
+    }
+
+    /** A node with no socket left and its relay stopped is gone: its books move to {@link #gone}. */
+    private void retireIfDone(final EdgeNode node)
+    {
+        if (node.sockets.isEmpty() && node.relayStopped && nodes.remove(node.key()) == node)
+        {
+            gone.add(node.books(false));
+        }
+    }
+
+    private List<EdgeNode> nodesAt(final UniqueAddress member)
+    {
+        final EdgeNode node = nodes.get(EdgeNode.key(member.address().toString(), member.longUid()));
+        return null == node ? List.of() : List.of(node);
+    }
+
+    private PortAddress portAddress(final int port)
+    {
+        final List<PortAddress> configured = pipeline.config().ports();
+        return configured.isEmpty() ? PortAddress.defaultsFor(pipeline.config().deviceSpec()).get(port) :
+            configured.get(port);
+    }
+
+    /** Each TX queue's {@code xps_rxqs} as a word of RX queue bits; none sent for more than 64 RX queues. */
+    private static long[] xpsRxqs(final QueueMap map)
+    {
+        if (!map.rxqMapEnabled() || map.numRxQueues() > MAX_XPS_RX_QUEUES)
+        {
+            return new long[0];
+        }
+        final long[] masks = new long[map.numTxQueues()];
+        for (int q = 0; q < masks.length; q++)
+        {
+            final XpsMask mask = map.xpsRxqs(q);
+            for (int rxq = null == mask ? -1 : mask.nextSetBit(0); rxq >= 0; rxq = mask.nextSetBit(rxq + 1))
+            {
+                masks[q] |= 1L << rxq;
+            }
+        }
+        return masks;
+    }
+
+    /**
+     * A member's steering key: the same for the same socket index of the same node incarnation, so that a node
+     * coming back from unreachable gets exactly its flows back (SteeringTable).
+     */
+    static long steeringKey(final String node, final int index)
+    {
+        long z = (long)node.hashCode() << 32 ^ index;
+        z = (z ^ (z >>> 33)) * 0xFF51_AFD7_ED55_8CCDL;
+        return (z ^ (z >>> 33)) | Long.MIN_VALUE;
+    }
+}

@@ -1,0 +1,293 @@
+package io.xmit.deploy.cluster.data;
+
+import io.xmit.actors.Endpoint;
+import io.xmit.actors.ReceivedDatagram;
+import io.xmit.actors.SendResult;
+import io.xmit.actors.UdpSocket;
+import io.xmit.actors.cpu.CpuThread;
+import io.xmit.pipeline.flow.FlowHasher;
+import io.xmit.pipeline.flow.FlowKey;
+import io.xmit.pipeline.frame.RingFrameHeader;
+import io.xmit.pipeline.frame.UdpFrameWriter;
+import io.xmit.pipeline.xps.QueueMap;
+import io.xmit.pipeline.xps.SocketQueueState;
+import io.xmit.pipeline.xps.TxQueueSelector;
+import io.xmit.pipeline.xps.XpsMask;
+import io.xmit.transport.ring.PacketClaim;
+import io.xmit.transport.ring.PacketPublication;
+
+import org.agrona.DirectBuffer;
+
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A socket of an app node that is a member of an edge's reuseport group ({@link DataPlaneMessage.SocketBound}): it
+ * receives what the edge's RX queues steer to it (read by its {@link RemoteSocketReceiver}), and sends as a socket of
+ * the edge's pipeline would, over the edge's queue map: the TX queue is picked by {@link TxQueueSelector#pickTx}
+ * (the RX queue recorded from the frames it receives, then the flow hash; XPS by sending CPU has no meaning on
+ * another node), the Ethernet/IP/UDP frame is written in place into that TX queue's UDP stream to the edge, with the
+ * edge's socket id in the header. Results are {@link SendResult}'s: a full stream (the edge's qdisc or relay behind)
+ * is {@link SendResult#BACK_PRESSURED}; the edge not receiving is Aeron's {@code NOT_CONNECTED} (-1).
+ * <p>
+ * Unconnected (a reuseport member): {@link #send} is {@link SendResult#NOT_CONNECTED}, and {@link #connect} is
+ * refused. Completions do not come back across nodes, so {@link #inFlight()} stays 0 and the cached TX queue never
+ * ages by them. One thread at a time sends; sending allocates nothing.
+ */
+public final class RemoteUdpSocket implements UdpSocket
+{
+    private final DataPlaneMessage.SocketBound bound;
+    private final PacketPublication[] txStreams;
+    private final QueueMap queueMap;
+    private final FlowHasher hasher;
+    private final FlowKey local = new FlowKey();
+    private final FlowKey scratch = new FlowKey();
+    private final UdpFrameWriter writer = new UdpFrameWriter();
+    private final PacketClaim claim = new PacketClaim();
+    private final SocketQueueState queueState = new SocketQueueState();
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong backPressured = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+    private volatile boolean closed;
+
+    RemoteUdpSocket(final DataPlaneMessage.SocketBound bound, final PacketPublication[] txStreams,
+        final FlowHasher hasher)
+    {
+        this.bound = bound;
+        this.txStreams = txStreams;
+        this.hasher = hasher;
+        this.queueMap = queueMap(bound, txStreams.length);
+        local.setIpv4(FlowKey.PROTO_UDP, bound.ipv4(), 0, bound.localPort(), 0);
+    }
+
+    /** The edge's queue map as far as a remote sender uses it: queue counts and {@code xps_rxqs}. */
+    static QueueMap queueMap(final DataPlaneMessage.SocketBound bound, final int txQueues)
+    {
+        QueueMap map = QueueMap.create(txQueues, 1, Math.max(1, bound.rxQueues()));
+        final long[] xps = bound.xpsRxqs();
+        for (int q = 0; q < xps.length && q < txQueues; q++)
+        {
+            if (0 != xps[q])
+            {
+                map = map.withXpsRxqs(q, XpsMask.of(bound.rxQueues(), bits(xps[q])));
+            }
+        }
+        return map;
+    }
+
+    private static int[] bits(final long word)
+    {
+        final int[] bits = new int[Long.bitCount(word)];
+        long w = word;
+        for (int i = 0; i < bits.length; i++)
+        {
+            bits[i] = Long.numberOfTrailingZeros(w);
+            w &= w - 1;
+        }
+        return bits;
+    }
+
+    /** The id of this socket's member in the edge's pipeline (carried in every frame it sends). */
+    @Override
+    public int id()
+    {
+        return bound.socketId();
+    }
+
+    @Override
+    public int cpu()
+    {
+        return CpuThread.NO_CPU;
+    }
+
+    /** The edge's device port its group is bound on. */
+    @Override
+    public int port()
+    {
+        return bound.port();
+    }
+
+    @Override
+    public int family()
+    {
+        return FlowKey.FAMILY_IPV4;
+    }
+
+    @Override
+    public Endpoint local()
+    {
+        return new Endpoint(FlowKey.FAMILY_IPV4, 0, local.srcLo(), local.srcPort());
+    }
+
+    @Override
+    public boolean isWildcard()
+    {
+        return false;
+    }
+
+    @Override
+    public boolean isReusePort()
+    {
+        return true;
+    }
+
+    @Override
+    public Endpoint remote()
+    {
+        return null;
+    }
+
+    @Override
+    public void connect(final Endpoint peer)
+    {
+        throw new IllegalStateException("socket " + id() + " is a member of the edge's reuseport group '" +
+            bound.service() + "': it cannot connect");
+    }
+
+    @Override
+    public void disconnect()
+    {
+        queueState.clearTxQueue();
+    }
+
+    @Override
+    public SocketQueueState queueState()
+    {
+        return queueState;
+    }
+
+    @Override
+    public long inFlight()
+    {
+        return 0;
+    }
+
+    @Override
+    public boolean isClosed()
+    {
+        return closed;
+    }
+
+    @Override
+    public long send(final DirectBuffer payload, final int offset, final int length)
+    {
+        return refuse(SendResult.NOT_CONNECTED);
+    }
+
+    @Override
+    public long sendTo(final Endpoint to, final DirectBuffer payload, final int offset, final int length)
+    {
+        return sendTo(to.family(), to.lo(), to.port(), payload, offset, length, RingFrameHeader.NO_TRACE_ID);
+    }
+
+    @Override
+    public long reply(final ReceivedDatagram request, final DirectBuffer payload, final int offset, final int length)
+    {
+        final FlowKey flow = request.flow();
+        return sendTo(flow.family(), flow.srcLo(), flow.srcPort(), payload, offset, length, request.traceId());
+    }
+
+    /** Sends refused from now on ({@link SendResult#CLOSED}); the node's data plane unbinds the socket. */
+    @Override
+    public void close()
+    {
+        closed = true;
+    }
+
+    /** Datagrams accepted into the TX streams. */
+    public long sent()
+    {
+        return sent.get();
+    }
+
+    /** Sends refused for a full TX stream. */
+    public long backPressured()
+    {
+        return backPressured.get();
+    }
+
+    /** Sends refused for any other reason. */
+    public long refused()
+    {
+        return refused.get();
+    }
+
+    /** The receive path's sk_mark_napi_id (§2.4): the RX queue the edge received the datagram on. */
+    void recordRxQueue(final int rxQueue)
+    {
+        queueState.recordRxQueue(rxQueue);
+    }
+
+    private long sendTo(final int family, final long lo, final int port, final DirectBuffer payload, final int offset,
+        final int length, final long traceId)
+    {
+        if (closed)
+        {
+            return refuse(SendResult.CLOSED);
+        }
+        if (FlowKey.FAMILY_IPV4 != family)
+        {
+            return refuse(SendResult.WRONG_FAMILY);
+        }
+        if (0 == port)
+        {
+            return refuse(SendResult.NO_DESTINATION_PORT);
+        }
+        final int frameLength = writer.headerLength(family) + length;
+        if (length < 0 || frameLength > bound.maxFrameLength())
+        {
+            return refuse(SendResult.TOO_LONG);
+        }
+        Objects.requireNonNull(payload, "payload");
+        if (offset < 0 || offset > payload.capacity() - length)
+        {
+            throw new IndexOutOfBoundsException("payload [" + offset + ", " + ((long)offset + length) +
+                ") is not inside the " + payload.capacity() + "-byte buffer");
+        }
+        scratch.setIpv4(FlowKey.PROTO_UDP, (int)local.srcLo(), (int)lo, local.srcPort(), port);
+        final int flowHash = hasher.hash(scratch);
+        final int txq = TxQueueSelector.queue(TxQueueSelector.pickTx(queueMap, queueState, CpuThread.NO_CPU,
+            flowHash));
+        final long result = txStreams[txq].tryClaimRetrying(frameLength, claim);
+        if (result < 0)
+        {
+            if (PacketPublication.BACK_PRESSURED == result || PacketPublication.ADMIN_ACTION == result)
+            {
+                backPressured.incrementAndGet();
+                return SendResult.BACK_PRESSURED;
+            }
+            return refuse(PacketPublication.FRAME_TOO_LONG == result ? SendResult.TOO_LONG : result);
+        }
+        try
+        {
+            final int written = writer.write(claim.buffer(), claim.frameOffset(), bound.destinationMac(),
+                bound.sourceMac(), scratch, payload, offset, length);
+            if (written != frameLength)
+            {
+                throw new IllegalStateException("the frame writer wrote " + written + " of " + frameLength + " bytes");
+            }
+            claim.putHeader(flowHash, bound.socketId(), 0, RingFrameHeader.NO_RX_QUEUE, 0, traceId, 0);
+        }
+        catch (final RuntimeException ex)
+        {
+            claim.abort();
+            throw ex;
+        }
+        sent.incrementAndGet();
+        claim.commit();
+        return result;
+    }
+
+    private long refuse(final long result)
+    {
+        refused.incrementAndGet();
+        return result;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "RemoteUdpSocket{id=" + id() + ", service=" + bound.service() + ", index=" + bound.index() +
+            ", local=" + local() + "}";
+    }
+}

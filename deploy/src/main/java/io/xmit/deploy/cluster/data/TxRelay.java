@@ -1,0 +1,328 @@
+package io.xmit.deploy.cluster.data;
+
+import akka.actor.typed.ActorRef;
+import akka.actor.typed.Behavior;
+import akka.actor.typed.javadsl.AbstractBehavior;
+import akka.actor.typed.javadsl.ActorContext;
+import akka.actor.typed.javadsl.Behaviors;
+import akka.actor.typed.javadsl.Receive;
+import akka.actor.typed.javadsl.TimerScheduler;
+import io.xmit.actors.RemoteMember;
+import io.xmit.actors.SendResult;
+import io.xmit.actors.internal.stage.ActorWake;
+import io.xmit.pipeline.frame.RingFrameHeader;
+import io.xmit.transport.ring.PacketHandler;
+import io.xmit.transport.ring.PacketPeekHandler;
+import io.xmit.transport.ring.PacketSubscription;
+import io.xmit.transport.ring.RingDoorbell;
+import io.xmit.transport.ring.RingDutyCycle;
+
+import org.agrona.DirectBuffer;
+import org.agrona.collections.Int2ObjectHashMap;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * On the edge, one app node's sends: its TX streams (one UDP ring per TX queue, written by the node's sockets) copied
+ * into the pipeline's qdisc rings through the sending socket's {@link RemoteMember#relay}, so they are that member's
+ * sends in the pipeline's books and its completions come back to it.
+ * <p>
+ * A frame is copied only when the qdisc ring takes it: when the ring refuses ({@code BACK_PRESSURED}) the relay
+ * leaves the frame in the UDP ring and stops reading that stream, so the node's publication fills to Aeron's window
+ * and its sockets' sends return {@code BACK_PRESSURED} too, end to end. The ring does not say when it has room
+ * again, so a back-pressured relay looks again {@link #RETRY_AFTER} later (its only timer). Every frame not relayed
+ * is counted: from a socket the node does not hold ({@code rejected}), refused by the pipeline ({@code refused}:
+ * stopping, closed, too long), or left in the streams when the node is gone ({@code nodeDown}).
+ * <p>
+ * Cost over a local socket's send: the receiving driver's copy into the UDP image, this copy into the IPC ring, and
+ * one actor hop.
+ */
+final class TxRelay
+{
+    /** How long a relay refused by a full qdisc ring waits before it looks again. */
+    static final Duration RETRY_AFTER = Duration.ofMillis(1);
+
+    private final PacketSubscription[] streams;
+    private final AtomicLong relayed = new AtomicLong();
+    private final AtomicLong rejected = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+    private final AtomicLong nodeDown = new AtomicLong();
+    private final AtomicLong backPressured = new AtomicLong();
+    private final PacketPeekHandler onFrame = this::onFrame;
+    private final PacketHandler countLeftover = (header, buffer, offset, length) -> nodeDown.incrementAndGet();
+    private volatile Int2ObjectHashMap<RemoteMember> members = new Int2ObjectHashMap<>();
+    private int txq;
+    private boolean pressured;
+
+    /** @param streams the node's TX streams, stream {@code q} for TX queue {@code q}. */
+    TxRelay(final PacketSubscription[] streams)
+    {
+        this.streams = streams;
+    }
+
+    /** The node's socket {@code member} may send from now on (copied table: read by the relay without a lock). */
+    synchronized void add(final RemoteMember member)
+    {
+        final Int2ObjectHashMap<RemoteMember> copy = new Int2ObjectHashMap<>(members);
+        copy.put(member.id(), member);
+        members = copy;
+    }
+
+    synchronized void remove(final int socketId)
+    {
+        final Int2ObjectHashMap<RemoteMember> copy = new Int2ObjectHashMap<>(members);
+        copy.remove(socketId);
+        members = copy;
+    }
+
+    /**
+     * Copies what each TX stream holds into the qdisc rings, up to a term's end or a ring that refuses.
+     *
+     * @return frames taken from the streams (relayed or counted).
+     */
+    int poll()
+    {
+        pressured = false;
+        int frames = 0;
+        for (int q = 0; q < streams.length; q++)
+        {
+            txq = q;
+            frames += streams[q].peek(onFrame);
+            streams[q].consumePeeked();
+        }
+        return frames;
+    }
+
+    /** The TX streams' ids, stream {@code q} for TX queue {@code q}. */
+    int[] streamIds()
+    {
+        final int[] ids = new int[streams.length];
+        for (int q = 0; q < ids.length; q++)
+        {
+            ids[q] = streams[q].streamId();
+        }
+        return ids;
+    }
+
+    /** True if the last {@link #poll} stopped at a qdisc ring that refused a frame. */
+    boolean pressured()
+    {
+        return pressured;
+    }
+
+    /** True once every stream has been read to {@code positions} (one per TX queue). */
+    boolean reached(final long[] positions)
+    {
+        for (int q = 0; q < streams.length; q++)
+        {
+            final long position = streams[q].position();
+            if (PacketSubscription.NO_POSITION == position ? positions[q] > 0 : position < positions[q])
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The node is gone: what its streams still hold is read past and counted as {@code nodeDown}; then closed. */
+    void dropLeftovers()
+    {
+        for (final PacketSubscription stream : streams)
+        {
+            int taken;
+            do
+            {
+                taken = stream.poll(countLeftover, Integer.MAX_VALUE);
+            }
+            while (taken > 0);
+            stream.close();
+        }
+    }
+
+    void close()
+    {
+        for (final PacketSubscription stream : streams)
+        {
+            stream.close();
+        }
+    }
+
+    long relayed()
+    {
+        return relayed.get();
+    }
+
+    long rejected()
+    {
+        return rejected.get();
+    }
+
+    long refused()
+    {
+        return refused.get();
+    }
+
+    long nodeDown()
+    {
+        return nodeDown.get();
+    }
+
+    long backPressured()
+    {
+        return backPressured.get();
+    }
+
+    private int onFrame(final RingFrameHeader header, final DirectBuffer buffer, final int offset, final int length)
+    {
+        final RemoteMember member = members.get(header.socketId());
+        if (null == member)
+        {
+            rejected.incrementAndGet();
+            return PacketPeekHandler.CONTINUE;
+        }
+        final long result = member.relay(txq, header, buffer, offset, length);
+        if (result > 0)
+        {
+            relayed.incrementAndGet();
+            return PacketPeekHandler.CONTINUE;
+        }
+        if (SendResult.BACK_PRESSURED == result)
+        {
+            pressured = true;
+            backPressured.incrementAndGet();
+            return PacketPeekHandler.ABORT;
+        }
+        refused.incrementAndGet();
+        return PacketPeekHandler.CONTINUE;
+    }
+
+    /** The relay's actor protocol. */
+    sealed interface Command
+    {
+    }
+
+    enum Poll implements Command
+    {
+        INSTANCE
+    }
+
+    /** A full qdisc ring refused a frame a while ago: look again. */
+    enum Retry implements Command
+    {
+        INSTANCE
+    }
+
+    /** Reply {@code Reached} once every stream is read to {@code positions}. */
+    record DrainTo(long[] positions, ActorRef<Reached> replyTo) implements Command
+    {
+    }
+
+    record Reached(TxRelay relay)
+    {
+    }
+
+    /** Stop: with {@code nodeDown}, count what the streams still hold; else they were drained. Replies when done. */
+    record Stop(boolean nodeDown, ActorRef<Stopped> replyTo) implements Command
+    {
+    }
+
+    record Stopped(TxRelay relay)
+    {
+    }
+
+    /**
+     * The relay's actor: each Poll runs the duty cycle once (spin budget 0: a relay is throughput, not latency), woken
+     * by the edge driver's receive hook when a TX stream gets frames.
+     */
+    static Behavior<Command> create(final TxRelay relay, final RingDoorbell doorbell, final ActorWake<Command> wake)
+    {
+        return Behaviors.setup(context -> Behaviors.withTimers(timers ->
+        {
+            wake.bind(context.getSelf());
+            doorbell.ring();
+            return new Actor(context, timers, relay, doorbell);
+        }));
+    }
+
+    private static final class Actor extends AbstractBehavior<Command>
+    {
+        private final TimerScheduler<Command> timers;
+        private final TxRelay relay;
+        private final RingDoorbell doorbell;
+        private final RingDutyCycle cycle;
+        private DrainTo drain;
+
+        Actor(final ActorContext<Command> context, final TimerScheduler<Command> timers, final TxRelay relay,
+            final RingDoorbell doorbell)
+        {
+            super(context);
+            this.timers = timers;
+            this.relay = relay;
+            this.doorbell = doorbell;
+            this.cycle = new RingDutyCycle(doorbell, relay::poll, 0);
+        }
+
+        @Override
+        public Receive<Command> createReceive()
+        {
+            return newReceiveBuilder()
+                .onMessageEquals(Poll.INSTANCE, this::onPoll)
+                .onMessageEquals(Retry.INSTANCE, this::onRetry)
+                .onMessage(DrainTo.class, this::onDrainTo)
+                .onMessage(Stop.class, this::onStop)
+                .build();
+        }
+
+        private Behavior<Command> onPoll()
+        {
+            cycle.onPoll();
+            if (relay.pressured() && !timers.isTimerActive(Retry.INSTANCE))
+            {
+                timers.startSingleTimer(Retry.INSTANCE, Retry.INSTANCE, RETRY_AFTER);
+            }
+            replyIfReached();
+            return this;
+        }
+
+        private Behavior<Command> onRetry()
+        {
+            // Only from IDLE: a running or scheduled relay has its Poll on the way already.
+            if (RingDoorbell.IDLE == doorbell.state())
+            {
+                doorbell.ring();
+            }
+            return this;
+        }
+
+        private Behavior<Command> onDrainTo(final DrainTo message)
+        {
+            drain = message;
+            replyIfReached();
+            return this;
+        }
+
+        private Behavior<Command> onStop(final Stop stop)
+        {
+            if (stop.nodeDown())
+            {
+                relay.dropLeftovers();
+            }
+            else
+            {
+                relay.close();
+            }
+            stop.replyTo().tell(new Stopped(relay));
+            return Behaviors.stopped();
+        }
+
+        private void replyIfReached()
+        {
+            if (null != drain && relay.reached(drain.positions()))
+            {
+                drain.replyTo().tell(new Reached(relay));
+                drain = null;
+            }
+        }
+    }
+}

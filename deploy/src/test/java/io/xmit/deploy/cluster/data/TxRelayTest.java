@@ -1,0 +1,155 @@
+package io.xmit.deploy.cluster.data;
+
+import io.xmit.actors.SendResult;
+import io.xmit.pipeline.frame.RingFrameHeader;
+import io.xmit.pipeline.testing.Await;
+import io.xmit.transport.ring.PacketPublication;
+import io.xmit.transport.ring.PacketSubscription;
+import io.xmit.transport.ring.RingDoorbell;
+import io.xmit.transport.ring.Rings;
+import io.xmit.transport.ring.RingsConfig;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The edge's relay of an app node's sends, over IPC rings standing in for its TX streams (the relay reads a
+ * {@link PacketSubscription} either way, and an IPC ring holds a frame the moment it is committed): every frame goes
+ * to its TX queue in order, a full qdisc ring stops the stream without losing or repeating a frame, and every frame
+ * not relayed is counted under its reason.
+ */
+class TxRelayTest
+{
+    private static final int STREAM = 7000;
+    private static final int SOCKET = 12;
+
+    private final Rings rings = Rings.launch("tx-relay-test",
+        RingsConfig.defaults().withMaxFrameLength(2048).withIpcTermLength(64 * 1024));
+    private final RingDoorbell doorbell = new RingDoorbell(() -> { });
+    private final PacketPublication[] tx = {rings.addPublication(STREAM, doorbell), rings.addPublication(STREAM + 1,
+        doorbell)};
+    private final PacketSubscription[] streams = {rings.addSubscription(STREAM, doorbell),
+        rings.addSubscription(STREAM + 1, doorbell)};
+    private final TxRelay relay = new TxRelay(streams);
+    private final ScriptedMember member = new ScriptedMember(SOCKET, true);
+
+    /** Each stream's image is there before anything is sent (the client learns of it asynchronously). */
+    @BeforeEach
+    void connect()
+    {
+        for (int q = 0; q < 2; q++)
+        {
+            final PacketSubscription stream = streams[q];
+            final PacketPublication publication = tx[q];
+            Await.until("TX stream " + q + " connected", () -> stream.isConnected() && publication.isConnected(),
+                () -> stream);
+        }
+    }
+
+    @AfterEach
+    void close()
+    {
+        rings.close();
+    }
+
+    @Test
+    void relaysEveryFrameIntoItsTxQueueInOrder()
+    {
+        relay.add(member);
+        for (int i = 0; i < 100; i++)
+        {
+            send(i % 2, SOCKET, i);
+        }
+        assertEquals(100, relay.poll());
+        assertEquals(100, relay.relayed());
+        final List<String> expected = new ArrayList<>();
+        for (int q = 0; q < 2; q++)
+        {
+            for (int i = q; i < 100; i += 2)
+            {
+                expected.add(q + ":" + i);
+            }
+        }
+        assertEquals(expected, member.accepted);
+        assertEquals(List.of(0L, 0L, 0L, 0L), List.of(relay.rejected(), relay.refused(), relay.nodeDown(),
+            relay.backPressured()));
+    }
+
+    @Test
+    void aFullQdiscRingLeavesTheFrameInTheStreamAndTheNextPollRelaysIt()
+    {
+        relay.add(member);
+        for (int i = 0; i < 5; i++)
+        {
+            send(0, SOCKET, i);
+        }
+        member.refuseNext = 3;
+        for (int attempt = 0; attempt < 3; attempt++)
+        {
+            assertEquals(0, relay.poll(), "nothing taken while the ring refuses");
+            assertTrue(relay.pressured());
+        }
+        assertFalse(relay.reached(new long[] {tx[0].position(), 0}), "the refused frame is still in the stream");
+        assertEquals(5, relay.poll());
+        assertFalse(relay.pressured());
+        assertEquals(List.of("0:0", "0:1", "0:2", "0:3", "0:4"), member.accepted, "in order, none twice");
+        assertEquals(List.of(5L, 3L), List.of(relay.relayed(), relay.backPressured()));
+        assertTrue(relay.reached(new long[] {tx[0].position(), tx[1].position()}));
+    }
+
+    @Test
+    void framesOfAnotherSocketAreRejectedAndRefusalsCounted()
+    {
+        relay.add(member);
+        send(0, SOCKET + 1, 0);
+        member.refuseWith = SendResult.STOPPED;
+        send(1, SOCKET, 1);
+        assertEquals(2, relay.poll());
+        assertEquals(List.of(0L, 1L, 1L), List.of(relay.relayed(), relay.rejected(), relay.refused()));
+
+        relay.remove(SOCKET);
+        send(0, SOCKET, 2);
+        assertEquals(1, relay.poll());
+        assertEquals(2, relay.rejected(), "a socket released is a socket the node does not hold");
+    }
+
+    @Test
+    void whatTheStreamsHoldWhenTheNodeIsGoneIsCountedNodeDown()
+    {
+        for (int i = 0; i < 7; i++)
+        {
+            send(i % 2, SOCKET, i);
+        }
+        relay.dropLeftovers();
+        assertEquals(List.of(7L, 0L), List.of(relay.nodeDown(), relay.relayed()));
+    }
+
+    @Test
+    void reachedOnlyOnceEveryStreamIsReadToItsPosition()
+    {
+        relay.add(member);
+        assertTrue(relay.reached(new long[] {0, 0}), "nothing sent, nothing to wait for");
+        send(0, SOCKET, 0);
+        send(1, SOCKET, 1);
+        final long[] ends = {tx[0].position(), tx[1].position()};
+        assertFalse(relay.reached(ends));
+        relay.poll();
+        assertTrue(relay.reached(ends));
+    }
+
+    private void send(final int txq, final int socketId, final long sequence)
+    {
+        final UnsafeBuffer frame = new UnsafeBuffer(new byte[64]);
+        frame.putLong(0, sequence);
+        assertTrue(tx[txq].send(0, socketId, 0, RingFrameHeader.NO_RX_QUEUE, 0, 0, 0, frame, 0, 64) > 0);
+    }
+}
