@@ -345,7 +345,8 @@ public final class UdpSocketImpl implements UdpSocket
         queueState.packetSent();
         // Counted before the commit makes it visible: whoever reads the books sees no frame taken that was not sent.
         sent.incrementRelease();
-        claim.commit();
+        // The packet is queued, whatever happens next: the send's result stands even if a turn run here fails.
+        portContext.qdisc(txq).commit(claim);
         return result;
     }
 
