@@ -450,21 +450,23 @@ public final class QdiscEngine implements StageEngine
         final int accepted = Math.max(result, 0);
         if (accepted > 0)
         {
-            // At once, with nothing in between that can fail: the TX queue (on this CPU, but its own actor, which may
-            // run while this one restarts) reclaims these packets, and must find them in flight.
-            if (!inFlight.append(batch, accepted))
-            {
-                throw new IllegalStateException("txq " + txq + ": the driver accepted " + accepted + " packets with " +
-                    inFlight.size() + " of its " + ringSize + " ring slots in flight");
-            }
             // netdev_tx_sent_queue per packet, as a driver calls it per skb, xmit_more on all but the last (§6.4):
-            // told at once, the burst's bytes with its last packet as DQL's last object.
+            // told at once, the burst's bytes with its last packet as DQL's last object. Before the in-flight FIFO
+            // shows the packets: the TX queue, on its own thread (and this turn may run on a sender's), completes
+            // only what the FIFO holds, so BQL must hold their bytes by then.
             int acceptedBytes = 0;
             for (int i = 0; i < accepted; i++)
             {
                 acceptedBytes += batch.length(i);
             }
             bql.sentBurst(acceptedBytes, batch.length(accepted - 1));
+            // At once, with nothing in between that can fail: the TX queue (its own actor, which may run while this
+            // one restarts) reclaims these packets, and must find them in flight.
+            if (!inFlight.append(batch, accepted))
+            {
+                throw new IllegalStateException("txq " + txq + ": the driver accepted " + accepted + " packets with " +
+                    inFlight.size() + " of its " + ringSize + " ring slots in flight");
+            }
             state.txStarted(state.clock().nanoTime());
         }
         burstResult = result;

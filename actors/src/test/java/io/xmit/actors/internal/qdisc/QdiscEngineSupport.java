@@ -85,6 +85,11 @@ final class QdiscEngineSupport implements AutoCloseable
     final AtomicInteger wakes = new AtomicInteger();
     /** The actor's duty cycle over {@link #qdisc}, no spinning: what the actor does with each Poll. */
     final RingDutyCycle actorCycle;
+    /**
+     * Runs where the qdisc asks its TX queue to look for room (after each {@code tx_burst}, and when it stops the
+     * queue), on the thread running the turn: a test can hold a turn there, with the run token held.
+     */
+    volatile Runnable onWakeTxQueue = () -> { };
     final TxQueueEngine txq;
     final PortContext portContext;
     final LongArrayList received = new LongArrayList();
@@ -130,17 +135,14 @@ final class QdiscEngineSupport implements AutoCloseable
         bql = new ByteQueueLimits(state);
         inFlight = new InFlightFifo(driver.ringSize());
         engine = new QdiscEngine(0, 0, driver, subscriptions, state, bql, inFlight, sockets, config, counters,
-            () -> {});
+            () -> onWakeTxQueue.run());
         qdisc = new QdiscRunner(engine, doorbell, state, config.quota(), config.qdiscSenderBypass(),
             counters.allocate(CounterType.STAGE_RESTARTS, SCOPE.withStage(CounterScope.Stage.QDISC)),
             counters.allocate(CounterType.QDISC_SENDER_RUNS, SCOPE));
         actorCycle = new RingDutyCycle(doorbell, qdisc::poll, 0);
-        if (!idle)
-        {
-            doorbell.ring();
-        }
-        txq = new TxQueueEngine(0, 0, driver, state, bql, inFlight, sockets, config.bulkLimit(), counters, () -> {},
-            () -> {});
+        // The TX queue rings the qdisc when it wakes the queue, as in the pipeline.
+        txq = new TxQueueEngine(0, 0, driver, state, bql, inFlight, sockets, config.bulkLimit(), counters,
+            doorbell::ring, () -> {});
         portContext = new PortContext(0, PortAddress.defaultFor(0, 2),
             new PacketPublication[][]{publications}, new QdiscRunner[]{qdisc}, FlowHasher.random(), driver.maxFrame(), QueueMap.create(1, 1, 1),
             new SendGate(), null);
@@ -148,6 +150,19 @@ final class QdiscEngineSupport implements AutoCloseable
         for (final PacketSubscription subscription : subscriptions)
         {
             Await.until("the qdisc rings' subscriptions to connect", subscription::isConnected, () -> subscription);
+        }
+        if (idle)
+        {
+            // A ring that connects rings its consumer's doorbell: the actor takes those Polls and goes idle.
+            for (int delivered = 0; delivered < wakes.get(); delivered++)
+            {
+                actorCycle.onPoll();
+            }
+            wakes.set(0);
+        }
+        else
+        {
+            doorbell.ring();
         }
     }
 
