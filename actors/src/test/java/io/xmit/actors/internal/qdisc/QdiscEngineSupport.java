@@ -188,6 +188,12 @@ final class QdiscEngineSupport implements AutoCloseable
     /** A socket on port 0, connected to the peer on port 1, sending with {@code priority}. */
     UdpSocketImpl openSocket(final int priority)
     {
+        return openSocket(priority, 0);
+    }
+
+    /** The same, with at most {@code sendBufferPackets} in flight (0: no bound). */
+    UdpSocketImpl openSocket(final int priority, final long sendBufferPackets)
+    {
         final int id = ++nextSocketId;
         final FlowKey local = new FlowKey();
         local.setIpv4(FlowKey.PROTO_UDP, portContext.address().ipv4(), 0, 5000 + id, 0);
@@ -196,8 +202,8 @@ final class QdiscEngineSupport implements AutoCloseable
             counters.allocate(CounterType.SOCKET_SENT, scope),
             counters.allocate(CounterType.SOCKET_SEND_BACKPRESSURED, scope),
             counters.allocate(CounterType.SOCKET_SEND_REFUSED, scope)};
-        final UdpSocketImpl socket = new UdpSocketImpl(id, 0, portContext, local, false, false, priority, 0, null, null,
-            new SocketQueueState(), sendCounters, () -> {}, peer -> {});
+        final UdpSocketImpl socket = new UdpSocketImpl(id, 0, portContext, local, false, false, priority,
+            sendBufferPackets, null, null, new SocketQueueState(), sendCounters, () -> {}, peer -> {});
         socket.setPeer(Endpoint.of(PEER, PEER_PORT));
         sockets.put(socket);
         return socket;
