@@ -33,6 +33,7 @@ public final class TxBench
     static
     {
         VARIANTS.put(XmitTxVariant.NAME, XmitTxVariant::xmit);
+        VARIANTS.put(XmitTxVariant.NO_SENDER_BYPASS_NAME, XmitTxVariant::noSenderBypass);
         VARIANTS.put(XmitTxVariant.NO_BYPASS_NAME, XmitTxVariant::noBypass);
         VARIANTS.put(XmitTxVariant.BULK_1_NAME, XmitTxVariant::bulkOne);
         VARIANTS.put(LockedQdiscVariant.NAME, LockedQdiscVariant::new);
@@ -43,8 +44,9 @@ public final class TxBench
     }
 
     /** The tx scenario's variants. */
-    public static final List<String> TX_VARIANTS = List.of(XmitTxVariant.NAME, XmitTxVariant.NO_BYPASS_NAME,
-        XmitTxVariant.BULK_1_NAME, LockedQdiscVariant.NAME, NaivePipeline.NAME, AeronRawVariant.NAME);
+    public static final List<String> TX_VARIANTS = List.of(XmitTxVariant.NAME, XmitTxVariant.NO_SENDER_BYPASS_NAME,
+        XmitTxVariant.NO_BYPASS_NAME, XmitTxVariant.BULK_1_NAME, LockedQdiscVariant.NAME, NaivePipeline.NAME,
+        AeronRawVariant.NAME);
     /** The trace scenario's variants. */
     public static final List<String> TRACE_VARIANTS = List.of(XmitTxVariant.NAME, XmitTxVariant.TRACE_MISS_NAME,
         XmitTxVariant.TRACE_1K_NAME);

@@ -157,6 +157,22 @@ public final class QdiscRunner implements StageEngine
             return false;
         }
         claim.commitWithoutRing();
+        return afterCommit();
+    }
+
+    /**
+     * The same for frames already committed into this qdisc's rings without ringing (a run of sends with more to
+     * follow, the kernel's xmit_more, ends here): the sender runs a turn for all of them, or rings.
+     *
+     * @return true if this sender ran a turn.
+     */
+    public boolean afterCommit()
+    {
+        if (!senderBypass)
+        {
+            doorbell.ring();
+            return false;
+        }
         // The commit is a release store: the fence keeps the doorbell's read from overtaking it, as ring() does.
         VarHandle.fullFence();
         if (RingDoorbell.IDLE != doorbell.state() || state.frozenOrStopped())

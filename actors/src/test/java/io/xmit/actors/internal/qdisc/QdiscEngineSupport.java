@@ -216,6 +216,13 @@ final class QdiscEngineSupport implements AutoCloseable
         return socket.send(payload, 0, PAYLOAD_LENGTH);
     }
 
+    /** The same with another send to follow at once ({@code sendMore}, xmit_more). */
+    long sendMore(final UdpSocketImpl socket, final long sequence)
+    {
+        payload.putLong(0, sequence);
+        return socket.sendMore(payload, 0, PAYLOAD_LENGTH);
+    }
+
     /** Takes every frame waiting on port 1's RX queue, recording its sequence number. */
     int drainReceiver()
     {

@@ -3,6 +3,7 @@ package io.xmit.actors.internal.qdisc;
 import io.xmit.actors.OverflowPolicy;
 import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.QueueBooks;
+import io.xmit.actors.SendResult;
 import io.xmit.actors.internal.socket.UdpSocketImpl;
 import io.xmit.actors.internal.stage.CrashSwitch;
 import io.xmit.actors.stats.CounterScope;
@@ -11,6 +12,7 @@ import io.xmit.pipeline.testing.Await;
 import io.xmit.transport.ring.RingDoorbell;
 import io.xmit.transport.ring.RunToken;
 
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -218,6 +220,75 @@ class QdiscSenderBypassTest
             assertEquals(0, rig.actorCycle.onPoll());
             drain(rig, 3, a, b);
             assertEquals(List.of(1L, 2L, 0L), rig.received, "the backlog first, then A's");
+            assertBooksBalance(rig, 3);
+        }
+    }
+
+    /**
+     * §6.4 (xmit_more): a run of sends with more to follow leaves its frames in the ring; its last send runs one turn
+     * for all of them, one {@code tx_burst}, and wakes nobody.
+     */
+    @Test
+    void aRunOfSendsWithMoreReachesTheDriverInOneBurst_6_4()
+    {
+        try (QdiscEngineSupport rig = idleRig(true, 64))
+        {
+            final UdpSocketImpl socket = rig.openSocket(0);
+            for (int i = 0; i < 9; i++)
+            {
+                assertTrue(rig.sendMore(socket, i) > 0);
+            }
+            assertEquals(0, rig.counter(CounterType.QDISC_PACKETS), "the run waits in the ring");
+            assertEquals(0, rig.wakes.get(), "nobody woken yet");
+            assertTrue(rig.send(socket, 9) > 0);
+            assertEquals(1, rig.counter(CounterType.QDISC_SENDER_RUNS), "one turn for the run");
+            assertEquals(1, rig.counter(CounterType.QDISC_BULKS), "one tx_burst");
+            assertEquals(10, rig.counter(CounterType.QDISC_PACKETS));
+            assertEquals(0, rig.wakes.get());
+            drain(rig, 10, socket);
+            assertEquals(range(0, 10), rig.received);
+            assertBooksBalance(rig, 10);
+        }
+    }
+
+    /** With the sender bypass off, a run wakes the actor once, at its end, and the actor sends it in one burst. */
+    @Test
+    void aRunOfSendsWithMoreWakesTheActorOnceAtItsEnd_6_4()
+    {
+        try (QdiscEngineSupport rig = idleRig(false, 64))
+        {
+            final UdpSocketImpl socket = rig.openSocket(0);
+            for (int i = 0; i < 4; i++)
+            {
+                assertTrue(rig.sendMore(socket, i) > 0);
+            }
+            assertEquals(0, rig.wakes.get(), "nobody woken within the run");
+            assertTrue(rig.send(socket, 4) > 0);
+            assertEquals(1, rig.wakes.get(), "one wake-up for the run");
+            assertEquals(5, rig.actorCycle.onPoll());
+            assertEquals(1, rig.counter(CounterType.QDISC_BULKS), "one tx_burst");
+            drain(rig, 5, socket);
+            assertEquals(range(0, 5), rig.received);
+            assertBooksBalance(rig, 5);
+        }
+    }
+
+    /** A refused send ends a run: its frames are not left waiting for a send that may not come. */
+    @Test
+    void aRefusedSendEndsTheRun()
+    {
+        try (QdiscEngineSupport rig = idleRig(true, 64))
+        {
+            final UdpSocketImpl socket = rig.openSocket(0);
+            for (int i = 0; i < 3; i++)
+            {
+                assertTrue(rig.sendMore(socket, i) > 0);
+            }
+            assertEquals(SendResult.TOO_LONG, socket.send(new UnsafeBuffer(new byte[4096]), 0, 4096));
+            assertEquals(1, rig.counter(CounterType.QDISC_SENDER_RUNS), "the run ended at the refusal");
+            assertEquals(3, rig.counter(CounterType.QDISC_PACKETS));
+            drain(rig, 3, socket);
+            assertEquals(range(0, 3), rig.received);
             assertBooksBalance(rig, 3);
         }
     }
