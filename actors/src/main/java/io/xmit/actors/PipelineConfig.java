@@ -92,8 +92,12 @@ public record PipelineConfig(
     public static final Duration DEFAULT_TX_WATCHDOG_TIMEOUT = Duration.ofSeconds(5);
     /** Short enough for a stop on JVM shutdown to fit Akka's 5 s phase timeout, close included. */
     public static final Duration DEFAULT_STOP_DEADLINE = Duration.ofSeconds(3);
-    /** The sender bypass (§4.4 in the sender's context): see docs/benchmarks.md for the measurement behind it. */
-    public static final boolean DEFAULT_SENDER_BYPASS = true;
+    /**
+     * The bypass in the sender's context (§4.4) is off by default: a sender that sends a burst with {@code send}
+     * rather than runs of {@code sendMore} would run a turn, and a {@code tx_burst}, per packet (measured: bulk 1.1
+     * instead of 64, docs/benchmarks.md); with runs, no gain was measurable here.
+     */
+    public static final boolean DEFAULT_SENDER_BYPASS = false;
 
     public PipelineConfig
     {

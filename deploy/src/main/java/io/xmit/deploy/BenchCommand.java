@@ -65,7 +65,7 @@ final class BenchCommand implements Callable<Integer>
     }
 
     @Parameters(paramLabel = "SCENARIO", arity = "0..1", completionCandidates = Scenarios.class, description = {
-        "tx: 64-byte UDP frames from 2 CPUs to the null device: xmit, no-sender-bypass, no-bypass, bulk-1, " +
+        "tx: 64-byte UDP frames from 2 CPUs to the null device: xmit, sender-bypass, no-bypass, bulk-1, " +
             "locked-qdisc, akka-naive, aeron-raw (Mpps, bytes allocated per packet, ratios to xmit)",
         "rr: request/response over the loop device at a fixed load: hash, xps-cpus, xps-rxqs (RTT mean and " +
             "percentiles, replies sent from another CPU than the request arrived on)",

@@ -48,7 +48,7 @@ class HoconConfigReaderTest
               cores = [3, 5]
               dispatcher-throughput = 7
               qdisc { quota = 32, bulk-limit = 16, band-limit = 500, overflow = drop, bypass = off,
-                sender-bypass = off }
+                sender-bypass = on }
               spin-polls = 0
               spin-time = 1ms
               socket-spin-polls = 8
@@ -82,7 +82,7 @@ class HoconConfigReaderTest
         assertEquals(500, config.bandLimit());
         assertEquals(OverflowPolicy.DROP, config.overflow());
         assertFalse(config.qdiscBypass());
-        assertFalse(config.qdiscSenderBypass());
+        assertTrue(config.qdiscSenderBypass());
         assertEquals(0, config.spinPolls());
         assertEquals(1_000_000, config.spinNanos());
         assertEquals(8, config.socketSpinPolls());

@@ -26,8 +26,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * The application side of the xmit variant: an actor on an xmit CPU sending 64-byte frames on its own connected
  * socket, {@link #BURST} sends per self-sent {@link Continue} so the qdisc and TX queue actors sharing its CPU get
  * their turns; a burst is one run of {@link UdpSocket#sendMore} ended by a {@link UdpSocket#send}, so the qdisc runs
- * (in the sender's context, or as its actor) once per burst. A full ring ({@link SendResult#BACK_PRESSURED}) ends the burst early: the next {@link Continue} queues
- * behind the qdisc's Poll, which drains the ring. Nothing is allocated per packet: the payload is one off-heap block
+ * (in the sender's context, or as its actor) once per burst. A full ring ({@link SendResult#BACK_PRESSURED}) ends
+ * the burst early: the next {@link Continue} queues behind the qdisc's Poll, which drains the ring. Nothing is allocated per packet: the payload is one off-heap block
  * and {@link UdpSocket#send} writes the frame in place in the ring. Nor per burst: spawned with the pipeline's
  * preallocated mailbox ({@link #PLACEMENT}), the actor sends itself {@link Continue} in one envelope made at start
  * and handed to its own cell, where {@code tell} would make an envelope per message (the pipeline's actors wake

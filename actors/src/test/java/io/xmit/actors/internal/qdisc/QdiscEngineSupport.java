@@ -144,7 +144,8 @@ final class QdiscEngineSupport implements AutoCloseable
         txq = new TxQueueEngine(0, 0, driver, state, bql, inFlight, sockets, config.bulkLimit(), counters,
             doorbell::ring, () -> {});
         portContext = new PortContext(0, PortAddress.defaultFor(0, 2),
-            new PacketPublication[][]{publications}, new QdiscRunner[]{qdisc}, FlowHasher.random(), driver.maxFrame(), QueueMap.create(1, 1, 1),
+            new PacketPublication[][]{publications}, new QdiscRunner[]{qdisc}, FlowHasher.random(), driver.maxFrame(),
+            QueueMap.create(1, 1, 1),
             new SendGate(), null);
         burst = new RxBurst(receiver.ringSize());
         for (final PacketSubscription subscription : subscriptions)
