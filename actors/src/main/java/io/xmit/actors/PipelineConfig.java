@@ -32,6 +32,9 @@ import static io.xmit.actors.config.ConfigKey.*;
  * @param overflow       what a qdisc does with a full backlog.
  * @param qdiscBypass    whether a qdisc with an empty backlog hands ring frames straight to the driver (§4.4, the
  *                       kernel's TCQ_F_CAN_BYPASS); off, every packet is enqueued and dequeued, for comparison.
+ * @param qdiscSenderBypass whether a sender that finds its TX queue's qdisc idle and the queue awake runs the qdisc
+ *                       itself, in its own context, instead of waking the qdisc's actor (§4.4, {@code __dev_xmit_skb}
+ *                       → {@code sch_direct_xmit}); off, only the actor runs it.
  * @param spinPolls      empty polls an RX queue, qdisc or TX queue spins through before going idle (0: idle at once).
  * @param spinNanos      the longest spin in wall time, for every ring consumer: where many actors share a CPU, a
  *                       spin counted in polls alone lasts far longer than meant.
@@ -64,6 +67,7 @@ public record PipelineConfig(
     int bandLimit,
     OverflowPolicy overflow,
     boolean qdiscBypass,
+    boolean qdiscSenderBypass,
     int spinPolls,
     long spinNanos,
     int socketSpinPolls,
@@ -88,6 +92,12 @@ public record PipelineConfig(
     public static final Duration DEFAULT_TX_WATCHDOG_TIMEOUT = Duration.ofSeconds(5);
     /** Short enough for a stop on JVM shutdown to fit Akka's 5 s phase timeout, close included. */
     public static final Duration DEFAULT_STOP_DEADLINE = Duration.ofSeconds(3);
+    /**
+     * The bypass in the sender's context (§4.4) is off by default: a sender that sends a burst with {@code send}
+     * rather than runs of {@code sendMore} would run a turn, and a {@code tx_burst}, per packet (measured: bulk 1.1
+     * instead of 64, docs/benchmarks.md); with runs, no gain was measurable here.
+     */
+    public static final boolean DEFAULT_SENDER_BYPASS = false;
 
     public PipelineConfig
     {
@@ -151,7 +161,8 @@ public record PipelineConfig(
     {
         final String device = "loop:tx=4,rx=4,ring=1024";
         return new PipelineConfig("xmit", device, Runtime.getRuntime().availableProcessors(), List.of(), 10, 64, 64,
-            1000, OverflowPolicy.BACKPRESSURE, true, DEFAULT_SPIN_POLLS, DEFAULT_SPIN_NANOS, 0, 64, 8 << 20, 1 << 20,
+            1000, OverflowPolicy.BACKPRESSURE, true, DEFAULT_SENDER_BYPASS, DEFAULT_SPIN_POLLS, DEFAULT_SPIN_NANOS, 0,
+            64, 8 << 20, 1 << 20,
             PortAddress.defaultsFor(NicSpec.parse(device)), XpsPreset.NONE, List.of(), DEFAULT_TXQ_RESELECTION,
             RingsConfig.DEFAULT_DIRECTORY_BASE, DEFAULT_TX_WATCHDOG_TIMEOUT, DEFAULT_STOP_DEADLINE, TraceConfig.OFF);
     }
@@ -268,6 +279,7 @@ public record PipelineConfig(
         private int bandLimit;
         private OverflowPolicy overflow;
         private boolean qdiscBypass;
+        private boolean qdiscSenderBypass;
         private int spinPolls;
         private long spinNanos;
         private int socketSpinPolls;
@@ -295,6 +307,7 @@ public record PipelineConfig(
             bandLimit = from.bandLimit;
             overflow = from.overflow;
             qdiscBypass = from.qdiscBypass;
+            qdiscSenderBypass = from.qdiscSenderBypass;
             spinPolls = from.spinPolls;
             spinNanos = from.spinNanos;
             socketSpinPolls = from.socketSpinPolls;
@@ -371,6 +384,13 @@ public record PipelineConfig(
         public Builder qdiscBypass(final boolean qdiscBypass)
         {
             this.qdiscBypass = qdiscBypass;
+            return this;
+        }
+
+        /** Whether senders may run an idle qdisc in their own context (§4.4); see {@link #DEFAULT_SENDER_BYPASS}. */
+        public Builder qdiscSenderBypass(final boolean qdiscSenderBypass)
+        {
+            this.qdiscSenderBypass = qdiscSenderBypass;
             return this;
         }
 
@@ -468,7 +488,7 @@ public record PipelineConfig(
         public PipelineConfig build()
         {
             return new PipelineConfig(name, device, cpus, cores(), throughput, quota, bulkLimit, bandLimit, overflow,
-                qdiscBypass, spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports(),
+                qdiscBypass, qdiscSenderBypass, spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports(),
                 xpsPreset, xps, txqReselection, countersDir, txWatchdogTimeout, stopDeadline, trace);
         }
 

@@ -88,6 +88,18 @@ public interface UdpSocket extends AutoCloseable
     long send(final DirectBuffer payload, final int offset, final int length);
 
     /**
+     * Sends a datagram to the connected peer, as {@link #send}, and says that another send on this socket follows at
+     * once from the same thread (the kernel's {@code xmit_more}): the datagram waits in its TX queue's ring, and the
+     * qdisc runs (or its actor is woken) once, for the whole run, at the run's last send, which is a {@link #send},
+     * {@link #sendTo} or {@link #reply}. So a burst of datagrams reaches the driver in one {@code tx_burst}. A send
+     * that is refused ends the run too. A run left open holds its datagrams until the socket's next send or the
+     * TX queue's next turn.
+     *
+     * @return a positive value if accepted, else a negative {@link SendResult}.
+     */
+    long sendMore(final DirectBuffer payload, final int offset, final int length);
+
+    /**
      * Sends a datagram to {@code to}, which must be of the socket's family.
      *
      * @return a positive value if accepted, else a negative {@link SendResult}.

@@ -36,6 +36,7 @@ class PipelineConfigTest
         assertEquals(1000, d.bandLimit());
         assertEquals(OverflowPolicy.BACKPRESSURE, d.overflow());
         assertTrue(d.qdiscBypass());
+        assertEquals(PipelineConfig.DEFAULT_SENDER_BYPASS, d.qdiscSenderBypass());
         assertEquals(PipelineConfig.DEFAULT_SPIN_POLLS, d.spinPolls());
         assertEquals(25_000, d.spinNanos());
         assertEquals(0, d.socketSpinPolls());

@@ -50,7 +50,7 @@ class PipelineStartTest
             final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
                 () -> Pipeline.start(kit.system()));
             assertEquals("xmit.qdisc.bulk-limt = 8 is not a known key; xmit.qdisc knows quota, bulk-limit, " +
-                "band-limit, overflow, bypass", refused.getMessage());
+                "band-limit, overflow, bypass, sender-bypass", refused.getMessage());
         }
         finally
         {

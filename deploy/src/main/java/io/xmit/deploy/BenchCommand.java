@@ -70,8 +70,8 @@ final class BenchCommand implements Callable<Integer>
     }
 
     @Parameters(paramLabel = "SCENARIO", arity = "0..1", completionCandidates = Scenarios.class, description = {
-        "tx: 64-byte UDP frames from 2 CPUs to the null device: xmit, no-bypass, bulk-1, locked-qdisc, akka-naive, " +
-            "aeron-raw (Mpps, bytes allocated per packet, ratios to xmit)",
+        "tx: 64-byte UDP frames from 2 CPUs to the null device: xmit, sender-bypass, no-bypass, bulk-1, " +
+            "locked-qdisc, akka-naive, aeron-raw (Mpps, bytes allocated per packet, ratios to xmit)",
         "rr: closed-loop request/response over the loop device, one transaction in flight per flow: hash, " +
             "xps-cpus, xps-rxqs (transactions/s, RTT mean and percentiles, cross-CPU hops per transaction, CPU " +
             "share)",

@@ -61,7 +61,8 @@ class BenchCommandTest
             assertTrue(variant.getDouble("bytes_per_packet.median") >= 0, variant.toString());
         }
         assertTrue(tx.getDouble("ratios.\"xmit/akka-naive\".median") > 0);
-        assertEquals(5, tx.getConfigList("targets").size());
+        assertTrue(tx.getDouble("ratios.\"sender-bypass/aeron-raw\".median") > 0);
+        assertEquals(7, tx.getConfigList("targets").size());
 
         final Config rr = scenarios.get(1);
         assertEquals(RrBench.names(), names(rr));

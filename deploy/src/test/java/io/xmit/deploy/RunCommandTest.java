@@ -274,7 +274,7 @@ class RunCommandTest
             ConfigFactory.invalidateCaches();
             final UsageException typo = assertThrows(UsageException.class, () -> Settings.load(null, List.of()));
             assertEquals("xmit.qdisc.bulk-limt = 8 is not a known key; xmit.qdisc knows quota, bulk-limit, " +
-                "band-limit, overflow, bypass", typo.getMessage());
+                "band-limit, overflow, bypass, sender-bypass", typo.getMessage());
         }
         finally
         {

@@ -28,6 +28,11 @@ final class EndToEndSupport
 {
     /** The longest any single wait in these tests may take; a healthy pipeline needs milliseconds. */
     static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    /**
+     * {@code qdisc.sender-bypass} of {@link #loopConfig}, the default unless {@code -Dtest.qdisc.sender-bypass=on|off}
+     * asks otherwise: the end-to-end suites run with the bypass in the sender's context on and off.
+     */
+    static final boolean SENDER_BYPASS = senderBypass(System.getProperty("test.qdisc.sender-bypass"));
 
     private EndToEndSupport()
     {
@@ -43,7 +48,23 @@ final class EndToEndSupport
             .qdiscRingTerm(1 << 20)
             .socketRingTerm(1 << 16)
             .xpsPreset(preset)
+            .qdiscSenderBypass(SENDER_BYPASS)
             .build();
+    }
+
+    private static boolean senderBypass(final String setting)
+    {
+        if (null == setting)
+        {
+            return PipelineConfig.DEFAULT_SENDER_BYPASS;
+        }
+        return switch (setting)
+        {
+            case "on" -> true;
+            case "off" -> false;
+            default -> throw new IllegalArgumentException("test.qdisc.sender-bypass = '" + setting +
+                "' is not on or off");
+        };
     }
 
     /** Waits until {@code condition} holds, failing with {@code what} and {@code state} after 10 s: {@link Await}. */

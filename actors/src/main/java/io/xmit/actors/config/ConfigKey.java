@@ -31,6 +31,7 @@ public enum ConfigKey
     QDISC_BAND_LIMIT("qdisc.band-limit", 1, 1 << 20),
     QDISC_OVERFLOW("qdisc.overflow"),
     QDISC_BYPASS("qdisc.bypass"),
+    QDISC_SENDER_BYPASS("qdisc.sender-bypass"),
     SPIN_POLLS("spin-polls", 0, 1 << 24),
     /** Checked in nanoseconds, as the configuration holds it. */
     SPIN_TIME("spin-time", 0, 1_000_000_000L, "ns is not in 0..1 s"),

@@ -94,6 +94,7 @@ public final class HoconConfigReader
         text(config, QDISC_OVERFLOW).map(label -> OverflowPolicy.of(QDISC_OVERFLOW.key(), label))
             .ifPresent(builder::overflow);
         onOff(config, QDISC_BYPASS).ifPresent(builder::qdiscBypass);
+        onOff(config, QDISC_SENDER_BYPASS).ifPresent(builder::qdiscSenderBypass);
         integer(config, SPIN_POLLS).ifPresent(builder::spinPolls);
         duration(config, SPIN_TIME).map(Duration::toNanos).ifPresent(builder::spinNanos);
         integer(config, SOCKET_SPIN_POLLS).ifPresent(builder::socketSpinPolls);

@@ -47,6 +47,8 @@ public enum CounterType
     QDISC_DROP_SHUTDOWN(1118, "qdisc_drop_shutdown", false),
     /** Packets of a {@code tx_burst} that failed (a negative errno): the driver consumed them (§4.5). */
     QDISC_DROP_DRIVER_ERROR(1119, "qdisc_drop_driver_error", false),
+    /** Turns of the qdisc run by a sender in its own context, not by the qdisc's actor (kernel-semantics §4.4). */
+    QDISC_SENDER_RUNS(1120, "qdisc_sender_runs", false),
 
     TXQ_COMPLETED_PACKETS(1200, "txq_completed_packets", false),
     TXQ_COMPLETED_BYTES(1201, "txq_completed_bytes", false),

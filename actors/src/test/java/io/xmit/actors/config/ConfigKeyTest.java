@@ -15,7 +15,8 @@ class ConfigKeyTest
     void theKeysUnderXmitAreListedInTheTablesOrder()
     {
         assertEquals(List.of("name", "device", "cpus", "cores", "dispatcher-throughput", "qdisc.quota",
-            "qdisc.bulk-limit", "qdisc.band-limit", "qdisc.overflow", "qdisc.bypass", "spin-polls", "spin-time",
+            "qdisc.bulk-limit", "qdisc.band-limit", "qdisc.overflow", "qdisc.bypass", "qdisc.sender-bypass", "spin-polls",
+            "spin-time",
             "socket-spin-polls", "rx.burst", "rings.qdisc-term-length", "rings.socket-term-length", "ports",
             "xps.preset", "xps.maps", "txq-reselection", "counters.directory", "tx-watchdog.timeout", "stop.deadline", "trace.sample",
             "trace.flow", "trace.socket", "trace.file", "trace.ring-size", "trace.snap-length"), ConfigKey.keys());

@@ -47,7 +47,8 @@ class HoconConfigReaderTest
               cpus = 2
               cores = [3, 5]
               dispatcher-throughput = 7
-              qdisc { quota = 32, bulk-limit = 16, band-limit = 500, overflow = drop, bypass = off }
+              qdisc { quota = 32, bulk-limit = 16, band-limit = 500, overflow = drop, bypass = off,
+                sender-bypass = on }
               spin-polls = 0
               spin-time = 1ms
               socket-spin-polls = 8
@@ -81,6 +82,7 @@ class HoconConfigReaderTest
         assertEquals(500, config.bandLimit());
         assertEquals(OverflowPolicy.DROP, config.overflow());
         assertFalse(config.qdiscBypass());
+        assertTrue(config.qdiscSenderBypass());
         assertEquals(0, config.spinPolls());
         assertEquals(1_000_000, config.spinNanos());
         assertEquals(8, config.socketSpinPolls());
@@ -264,9 +266,9 @@ class HoconConfigReaderTest
             "tx-watchdog, stop, trace",
             refused("xmit.cpu = 2"));
         assertEquals("xmit.qdisc.quotum = 32 is not a known key; xmit.qdisc knows quota, bulk-limit, band-limit, " +
-            "overflow, bypass", refused("xmit.qdisc.quotum = 32"));
+            "overflow, bypass, sender-bypass", refused("xmit.qdisc.quotum = 32"));
         assertEquals("xmit.qdisc = 3 is not an object; xmit.qdisc holds quota, bulk-limit, band-limit, overflow, " +
-            "bypass", refused("xmit.qdisc = 3"));
+            "bypass, sender-bypass", refused("xmit.qdisc = 3"));
         assertEquals("xmit.ports[1].ip = \"10.0.0.9\" is not a known key; xmit.ports[1] knows mac, ipv4, ipv6, " +
             "peer-mac, prefix, gateway, arp, icmp", refused("xmit.ports = [ { }, { ip = \"10.0.0.9\" } ]"));
         assertEquals("xmit.xps.maps[0].cpu = \"1\" is not a known key; xmit.xps.maps[0] knows port, txq, cpus, rxqs",

@@ -33,6 +33,7 @@ public final class TxBench
     static
     {
         VARIANTS.put(XmitTxVariant.NAME, XmitTxVariant::xmit);
+        VARIANTS.put(XmitTxVariant.SENDER_BYPASS_NAME, XmitTxVariant::senderBypass);
         VARIANTS.put(XmitTxVariant.NO_BYPASS_NAME, XmitTxVariant::noBypass);
         VARIANTS.put(XmitTxVariant.BULK_1_NAME, XmitTxVariant::bulkOne);
         VARIANTS.put(LockedQdiscVariant.NAME, LockedQdiscVariant::new);
@@ -43,8 +44,9 @@ public final class TxBench
     }
 
     /** The tx scenario's variants. */
-    public static final List<String> TX_VARIANTS = List.of(XmitTxVariant.NAME, XmitTxVariant.NO_BYPASS_NAME,
-        XmitTxVariant.BULK_1_NAME, LockedQdiscVariant.NAME, NaivePipeline.NAME, AeronRawVariant.NAME);
+    public static final List<String> TX_VARIANTS = List.of(XmitTxVariant.NAME, XmitTxVariant.SENDER_BYPASS_NAME,
+        XmitTxVariant.NO_BYPASS_NAME, XmitTxVariant.BULK_1_NAME, LockedQdiscVariant.NAME, NaivePipeline.NAME,
+        AeronRawVariant.NAME);
     /** The trace scenario's variants. */
     public static final List<String> TRACE_VARIANTS = List.of(XmitTxVariant.NAME, XmitTxVariant.TRACE_MISS_NAME,
         XmitTxVariant.TRACE_1K_NAME);
@@ -184,7 +186,29 @@ public final class TxBench
             targets.add(new Target(REFERENCE + " bytes_per_packet", false, 0,
                 variants.get(reference).figures().get("bytes_per_packet").median()));
         }
+        // The bypass in the sender's context removes the ring hop that separates xmit from bare Aeron IPC (issue 17).
+        final int senderBypass = names.indexOf(XmitTxVariant.SENDER_BYPASS_NAME);
+        final int aeron = names.indexOf(AeronRawVariant.NAME);
+        if (senderBypass >= 0 && aeron >= 0)
+        {
+            final String ratio = XmitTxVariant.SENDER_BYPASS_NAME + "/" + AeronRawVariant.NAME;
+            ratios.put(ratio, roundRatios(results.get(senderBypass), results.get(aeron)));
+            targets.add(new Target(ratio, true, 0.8, ratios.get(ratio).median()));
+            targets.add(new Target(XmitTxVariant.SENDER_BYPASS_NAME + " bytes_per_packet", false, 0,
+                variants.get(senderBypass).figures().get("bytes_per_packet").median()));
+        }
         return new ScenarioResult(scenario, setup, results.get(reference).size(), variants, ratios, targets);
+    }
+
+    /** The per-round ratios of {@code a}'s Mpps to {@code b}'s. */
+    private static Stat roundRatios(final List<TxVariant.Result> a, final List<TxVariant.Result> b)
+    {
+        final List<Double> ratios = new ArrayList<>();
+        for (int r = 0; r < a.size(); r++)
+        {
+            ratios.add(a.get(r).mpps() / b.get(r).mpps());
+        }
+        return Stat.of(ratios);
     }
 
     private static void target(

@@ -25,8 +25,9 @@ import org.agrona.concurrent.UnsafeBuffer;
 /**
  * The application side of the xmit variant: an actor on an xmit CPU sending 64-byte frames on its own connected
  * socket, {@link #BURST} sends per self-sent {@link Continue} so the qdisc and TX queue actors sharing its CPU get
- * their turns. A full ring ({@link SendResult#BACK_PRESSURED}) ends the burst early: the next {@link Continue} queues
- * behind the qdisc's Poll, which drains the ring. Nothing is allocated per packet: the payload is one off-heap block
+ * their turns; a burst is one run of {@link UdpSocket#sendMore} ended by a {@link UdpSocket#send}, so the qdisc runs
+ * (in the sender's context, or as its actor) once per burst. A full ring ({@link SendResult#BACK_PRESSURED}) ends
+ * the burst early: the next {@link Continue} queues behind the qdisc's Poll, which drains the ring. Nothing is allocated per packet: the payload is one off-heap block
  * and {@link UdpSocket#send} writes the frame in place in the ring. Nor per burst: spawned with the pipeline's
  * preallocated mailbox ({@link #PLACEMENT}), the actor sends itself {@link Continue} in one envelope made at start
  * and handed to its own cell, where {@code tell} would make an envelope per message (the pipeline's actors wake
@@ -125,7 +126,9 @@ final class XmitSender extends AbstractBehavior<XmitSender.Continue>
         final long burstEnd = Math.min(limit, sent + BURST);
         while (sent < burstEnd)
         {
-            final long result = socket.send(payload, 0, PAYLOAD_LENGTH);
+            // One run of sends per burst (xmit_more): the qdisc runs, or is woken, once, at the burst's last send.
+            final long result = sent + 1 < burstEnd ? socket.sendMore(payload, 0, PAYLOAD_LENGTH) :
+                socket.send(payload, 0, PAYLOAD_LENGTH);
             if (result > 0)
             {
                 sent++;

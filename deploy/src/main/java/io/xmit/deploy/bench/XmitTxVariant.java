@@ -32,15 +32,18 @@ import io.xmit.transport.nic.QueueStats;
  * {@code tx_burst}, and nothing is allocated per packet. Delivered packets are the TX queues' completions
  * ({@code txq_completed_packets}), the same point the naive pipeline counts at.
  * <p>
- * Two knobs make the ablations: {@link #NO_BYPASS_NAME} turns the qdisc's bypass off ({@code qdisc.bypass = off}),
- * so every packet is enqueued into pfifo_fast and dequeued, and {@link #BULK_1_NAME} bounds every {@code tx_burst} to
- * one packet ({@code qdisc.bulk-limit = 1}), the design before bulk dequeue.
+ * Three knobs make the ablations: {@link #NO_BYPASS_NAME} turns the qdisc's bypass off ({@code qdisc.bypass = off}),
+ * so every packet is enqueued into pfifo_fast and dequeued; {@link #BULK_1_NAME} bounds every {@code tx_burst} to
+ * one packet ({@code qdisc.bulk-limit = 1}), the design before bulk dequeue. {@link #SENDER_BYPASS_NAME} is not an
+ * ablation but the bypass in the sender's context turned on ({@code qdisc.sender-bypass = on}): a sender that finds
+ * the qdisc's actor idle runs the qdisc itself, once per burst.
  */
 public final class XmitTxVariant implements TxVariant
 {
     public static final String NAME = "xmit";
     public static final String NO_BYPASS_NAME = "no-bypass";
     public static final String BULK_1_NAME = "bulk-1";
+    public static final String SENDER_BYPASS_NAME = "sender-bypass";
     public static final String TRACE_MISS_NAME = "trace-miss";
     public static final String TRACE_1K_NAME = "trace-1k";
     /** A flow filter no packet of this bench matches (its frames go to 10.0.0.2:11211). */
@@ -52,6 +55,8 @@ public final class XmitTxVariant implements TxVariant
      * 3–8.5 Mpps, so no measurable difference; 0 spends no CPU on empty polls.
      */
     public static final int DEFAULT_SPIN_POLLS = 0;
+    /** The pipeline's own default, for every variant but {@link #SENDER_BYPASS_NAME}. */
+    public static final boolean DEFAULT_SENDER_BYPASS = PipelineConfig.DEFAULT_SENDER_BYPASS;
 
     private static final String NULL_DEVICE = "null:tx=" + CPUS + ",rx=1,ring=1024";
     private static final int QUOTA = 64;
@@ -67,6 +72,7 @@ public final class XmitTxVariant implements TxVariant
 
     private final String name;
     private final boolean bypass;
+    private final boolean senderBypass;
     private final int bulk;
     private final long packetsPerQueue;
     private final int spinPolls;
@@ -88,32 +94,42 @@ public final class XmitTxVariant implements TxVariant
     /** The pipeline as configured by default (bypass, bulk {@link #BULK}), sending until closed. */
     public static XmitTxVariant xmit()
     {
-        return new XmitTxVariant(NAME, true, BULK, Long.MAX_VALUE, DEFAULT_SPIN_POLLS, TraceConfig.OFF);
+        return new XmitTxVariant(NAME, true, DEFAULT_SENDER_BYPASS, BULK, Long.MAX_VALUE, DEFAULT_SPIN_POLLS,
+            TraceConfig.OFF);
     }
 
     /** The pipeline with the qdisc's bypass off, sending until closed. */
     public static XmitTxVariant noBypass()
     {
-        return new XmitTxVariant(NO_BYPASS_NAME, false, BULK, Long.MAX_VALUE, DEFAULT_SPIN_POLLS, TraceConfig.OFF);
+        return new XmitTxVariant(NO_BYPASS_NAME, false, DEFAULT_SENDER_BYPASS, BULK, Long.MAX_VALUE,
+            DEFAULT_SPIN_POLLS, TraceConfig.OFF);
+    }
+
+    /** The pipeline with the bypass in the sender's context on, sending until closed. */
+    public static XmitTxVariant senderBypass()
+    {
+        return new XmitTxVariant(SENDER_BYPASS_NAME, true, true, BULK, Long.MAX_VALUE, DEFAULT_SPIN_POLLS,
+            TraceConfig.OFF);
     }
 
     /** The pipeline with one packet per {@code tx_burst}, sending until closed. */
     public static XmitTxVariant bulkOne()
     {
-        return new XmitTxVariant(BULK_1_NAME, true, 1, Long.MAX_VALUE, DEFAULT_SPIN_POLLS, TraceConfig.OFF);
+        return new XmitTxVariant(BULK_1_NAME, true, DEFAULT_SENDER_BYPASS, 1, Long.MAX_VALUE, DEFAULT_SPIN_POLLS,
+            TraceConfig.OFF);
     }
 
     /** The pipeline with tracing configured by a flow filter that matches none of its packets. */
     public static XmitTxVariant traceMiss()
     {
-        return new XmitTxVariant(TRACE_MISS_NAME, true, BULK, Long.MAX_VALUE, DEFAULT_SPIN_POLLS,
+        return new XmitTxVariant(TRACE_MISS_NAME, true, DEFAULT_SENDER_BYPASS, BULK, Long.MAX_VALUE, DEFAULT_SPIN_POLLS,
             TraceConfig.OFF.withSelector(TraceSelector.parse(TRACE_MISS)));
     }
 
     /** The pipeline tracing 1 in 1,000 packets (events into the trace ring, drained by the tracer; no file). */
     public static XmitTxVariant traceOneInThousand()
     {
-        return new XmitTxVariant(TRACE_1K_NAME, true, BULK, Long.MAX_VALUE, DEFAULT_SPIN_POLLS,
+        return new XmitTxVariant(TRACE_1K_NAME, true, DEFAULT_SENDER_BYPASS, BULK, Long.MAX_VALUE, DEFAULT_SPIN_POLLS,
             TraceConfig.OFF.withSelector(TraceSelector.parse("sample=1000")));
     }
 
@@ -123,25 +139,27 @@ public final class XmitTxVariant implements TxVariant
      */
     public static XmitTxVariant onDevice(final String name, final String device)
     {
-        return new XmitTxVariant(name, true, BULK, Long.MAX_VALUE, DEFAULT_SPIN_POLLS, TraceConfig.OFF, device);
+        return new XmitTxVariant(name, true, DEFAULT_SENDER_BYPASS, BULK, Long.MAX_VALUE,
+            DEFAULT_SPIN_POLLS, TraceConfig.OFF, device);
     }
 
     /**
      * @param name            the variant's name, also the prefix of its ActorSystem's name.
      * @param bypass          the pipeline's {@link PipelineConfig#qdiscBypass()}.
+     * @param senderBypass    the pipeline's {@link PipelineConfig#qdiscSenderBypass()}.
      * @param bulk            the pipeline's {@link PipelineConfig#bulkLimit()}.
      * @param packetsPerQueue each sender stops after its socket accepted this many packets.
      * @param spinPolls       the pipeline's {@link PipelineConfig#spinPolls()}.
      * @param trace           the pipeline's {@link PipelineConfig#trace()}.
      */
-    public XmitTxVariant(final String name, final boolean bypass, final int bulk, final long packetsPerQueue,
-        final int spinPolls, final TraceConfig trace)
+    public XmitTxVariant(final String name, final boolean bypass, final boolean senderBypass, final int bulk,
+        final long packetsPerQueue, final int spinPolls, final TraceConfig trace)
     {
-        this(name, bypass, bulk, packetsPerQueue, spinPolls, trace, NULL_DEVICE);
+        this(name, bypass, senderBypass, bulk, packetsPerQueue, spinPolls, trace, NULL_DEVICE);
     }
 
-    private XmitTxVariant(final String name, final boolean bypass, final int bulk, final long packetsPerQueue,
-        final int spinPolls, final TraceConfig trace, final String device)
+    private XmitTxVariant(final String name, final boolean bypass, final boolean senderBypass, final int bulk,
+        final long packetsPerQueue, final int spinPolls, final TraceConfig trace, final String device)
     {
         if (packetsPerQueue < 1)
         {
@@ -149,6 +167,7 @@ public final class XmitTxVariant implements TxVariant
         }
         this.name = name;
         this.bypass = bypass;
+        this.senderBypass = senderBypass;
         this.bulk = bulk;
         this.packetsPerQueue = packetsPerQueue;
         this.spinPolls = spinPolls;
@@ -188,6 +207,7 @@ public final class XmitTxVariant implements TxVariant
                 .bandLimit(BAND_LIMIT)
                 .overflow(OverflowPolicy.BACKPRESSURE)
                 .qdiscBypass(bypass)
+                .qdiscSenderBypass(senderBypass)
                 .spinPolls(spinPolls)
                 .qdiscRingTerm(QDISC_RING_TERM)
                 .socketRingTerm(SOCKET_RING_TERM)

@@ -23,8 +23,8 @@ class TxBenchTest
     @Test
     void runsTheIssuesVariantsInOrderWithXmitFirst()
     {
-        assertEquals(List.of("xmit", "no-bypass", "bulk-1", "locked-qdisc", "akka-naive", "aeron-raw"),
-            TxBench.TX_VARIANTS);
+        assertEquals(List.of("xmit", "sender-bypass", "no-bypass", "bulk-1", "locked-qdisc", "akka-naive",
+            "aeron-raw"), TxBench.TX_VARIANTS);
         assertEquals(List.of("xmit", "trace-miss", "trace-1k"), TxBench.TRACE_VARIANTS);
         assertEquals(TxBench.REFERENCE, TxBench.Options.FULL.variants().getFirst());
     }
@@ -60,6 +60,26 @@ class TxBenchTest
         final Target bytes = summary.targets().getLast();
         assertEquals("xmit bytes_per_packet <= 0", bytes.rule());
         assertTrue(bytes.met());
+    }
+
+    /** Issue 17's target: the bypass in the sender's context against bare Aeron IPC, round by round, at least 0.8. */
+    @Test
+    void theSenderBypassIsHeldToFourFifthsOfBareAeron()
+    {
+        final List<List<TxVariant.Result>> results = List.of(
+            List.of(result(5_000_000, 0), result(5_000_000, 0), result(5_000_000, 0)),
+            List.of(result(8_000_000, 0), result(6_000_000, 0), result(9_000_000, 0)),
+            List.of(result(10_000_000, 0), result(10_000_000, 0), result(10_000_000, 0)));
+
+        final ScenarioResult summary = TxBench.summarise(TxBench.SCENARIO,
+            List.of("xmit", "sender-bypass", "aeron-raw"), results, "setup");
+
+        assertEquals(new Stat(0.8, 0.6, 0.9, List.of(0.8, 0.6, 0.9)), summary.ratios().get("sender-bypass/aeron-raw"));
+        final Target target = summary.targets().stream()
+            .filter(t -> "sender-bypass/aeron-raw".equals(t.figure())).findFirst().orElseThrow();
+        assertEquals("sender-bypass/aeron-raw >= 0.800", target.rule());
+        assertTrue(target.met());
+        assertTrue(summary.targets().stream().anyMatch(t -> "sender-bypass bytes_per_packet".equals(t.figure())));
     }
 
     @ParameterizedTest

@@ -27,14 +27,13 @@ class XmitTxVariantTest
     private static final long PACKETS_PER_QUEUE = 300_007;
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(15);
 
-    @ParameterizedTest(name = "bypass={0} bulk={1}")
-    @CsvSource({"true, 64", "false, 64", "true, 1"})
-    void deliversExactlyEachSendersBudgetOnItsCpusQueueWithoutDrops(final boolean bypass, final int bulk)
-        throws InterruptedException
+    @ParameterizedTest(name = "bypass={0} sender-bypass={1} bulk={2}")
+    @CsvSource({"true, true, 64", "true, false, 64", "false, true, 64", "true, true, 1"})
+    void deliversExactlyEachSendersBudgetOnItsCpusQueueWithoutDrops(final boolean bypass, final boolean senderBypass,
+        final int bulk) throws InterruptedException
     {
-        final XmitTxVariant variant =
-            new XmitTxVariant("test", bypass, bulk, PACKETS_PER_QUEUE, XmitTxVariant.DEFAULT_SPIN_POLLS,
-                TraceConfig.OFF);
+        final XmitTxVariant variant = new XmitTxVariant("test", bypass, senderBypass, bulk, PACKETS_PER_QUEUE,
+            XmitTxVariant.DEFAULT_SPIN_POLLS, TraceConfig.OFF);
         try (variant)
         {
             variant.start();

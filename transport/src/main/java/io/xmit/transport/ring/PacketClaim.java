@@ -105,6 +105,18 @@ public final class PacketClaim
         doorbell.ring();
     }
 
+    /**
+     * Makes the frame visible to the consumer without ringing its doorbell: for a producer that then either runs the
+     * consumer's work itself or rings, as the qdisc's sender bypass does. The caller must do one or the other, or the
+     * frame may wait for the consumer's next wake-up.
+     */
+    public void commitWithoutRing()
+    {
+        checkActive();
+        active = false;
+        bufferClaim.commit();
+    }
+
     /** Gives the space up: the consumer skips it as padding. Rings the doorbell, as frames may wait behind it. */
     public void abort()
     {

@@ -15,6 +15,7 @@ import io.xmit.actors.internal.host.HostEngine;
 import io.xmit.actors.internal.host.HostPath;
 import io.xmit.actors.internal.qdisc.QdiscActor;
 import io.xmit.actors.internal.qdisc.QdiscEngine;
+import io.xmit.actors.internal.qdisc.QdiscRunner;
 import io.xmit.actors.internal.rxq.DeviceRxCounters;
 import io.xmit.actors.internal.rxq.RxQueueEngine;
 import io.xmit.actors.internal.socket.SendGate;
@@ -184,15 +185,16 @@ public final class PipelineAssembly
             final NicDriver driver = device.port(p);
             final TxQueueRings txRings = txQueueRings(p, driver.txQueueCount());
             final HostParts host = hostParts(p, driver);
-            ports[p] = new PortContext(p, host.address(), txRings.publications(), hasher, driver.maxFrame(),
-                queueMaps[p], gate, host.path());
             retiredSent[p] = counters.allocate(CounterType.SOCKET_SENT_RETIRED, CounterScope.port(p));
             retiredDelivered[p] = counters.allocate(CounterType.SOCKET_DELIVERED_RETIRED, CounterScope.port(p));
             closedDrops[p] = counters.allocate(CounterType.SOCKET_DROP_CLOSED, CounterScope.port(p));
             deviceRx[p] = new DeviceRxCounters(driver, counters);
+            // The qdiscs first: the port's senders run them (the sender bypass) through its context.
+            qdiscs[p] = txQueues(p, driver, txRings, deviceRx[p]);
+            ports[p] = new PortContext(p, host.address(), txRings.publications(), engines.qdiscs()[p], hasher,
+                driver.maxFrame(), queueMaps[p], gate, host.path());
             mappings.add((ActorRef<MappingActor.Command>)spawn("mapping-" + p,
                 MappingActor.create(ports[p], driver.txQueueCount(), xpsMaps), Props.empty()));
-            qdiscs[p] = txQueues(p, driver, txRings, deviceRx[p]);
             if (null != host.path())
             {
                 hostActor(ports[p], host, driver.txQueueCount());
@@ -256,14 +258,17 @@ public final class PipelineAssembly
         return new HostParts(address, path, doorbell, wake);
     }
 
-    /** Per TX queue: its state and BQL, the qdisc and completion engines and their actors; then the watchdog. */
+    /**
+     * Per TX queue: its state and BQL, the qdisc engine and its runner (the run token), the completion engine, their
+     * actors; then the watchdog.
+     */
     @SuppressWarnings("unchecked")
     private ActorRef<QdiscActor.Command>[] txQueues(final int port, final NicDriver driver, final TxQueueRings txRings,
         final DeviceRxCounters deviceRx)
     {
         final int txCount = driver.txQueueCount();
         final ActorRef<QdiscActor.Command>[] qdiscs = new ActorRef[txCount];
-        engines.qdiscs()[port] = new QdiscEngine[txCount];
+        engines.qdiscs()[port] = new QdiscRunner[txCount];
         engines.txqs()[port] = new TxQueueEngine[txCount];
         final TxQueueState[] states = new TxQueueState[txCount];
         for (int q = 0; q < txCount; q++)
@@ -286,13 +291,17 @@ public final class PipelineAssembly
                 config.bulkLimit(), counters, qdiscDoorbell::ring, txqDoorbell::ring);
             qdisc.trace(tracer.point(port, q));
             txq.trace(tracer.point(port, q));
-            engines.qdiscs()[port][q] = qdisc;
+            final CounterScope scope = CounterScope.txq(port, q);
+            final AtomicCounter qdiscRestarts = counters.allocate(CounterType.STAGE_RESTARTS,
+                scope.withStage(Stage.QDISC));
+            final QdiscRunner runner = new QdiscRunner(qdisc, qdiscDoorbell, state, config.quota(),
+                config.qdiscSenderBypass(), qdiscRestarts, counters.allocate(CounterType.QDISC_SENDER_RUNS, scope));
+            engines.qdiscs()[port][q] = runner;
             engines.txqs()[port][q] = txq;
             final Props on = cpus[q % cpus.length];
-            final CounterScope scope = CounterScope.txq(port, q);
             qdiscs[q] = (ActorRef<QdiscActor.Command>)spawn("qdisc-" + port + "-" + q,
-                QdiscActor.create(qdisc, txq, dutyCycle(qdiscDoorbell, qdisc::poll), txRings.wakes()[q],
-                    counters.allocate(CounterType.STAGE_RESTARTS, scope.withStage(Stage.QDISC))), on);
+                QdiscActor.create(runner, txq, dutyCycle(qdiscDoorbell, runner::poll), txRings.wakes()[q],
+                    qdiscRestarts), on);
             spawn("txq-" + port + "-" + q, PollingActor.create(dutyCycle(txqDoorbell, txq::poll), txqWake,
                 txq::recover, counters.allocate(CounterType.STAGE_RESTARTS, scope.withStage(Stage.TXQ))), on);
         }

@@ -2,7 +2,7 @@ package io.xmit.actors.internal.lifecycle;
 
 import io.xmit.actors.Stage;
 import io.xmit.actors.internal.host.HostEngine;
-import io.xmit.actors.internal.qdisc.QdiscEngine;
+import io.xmit.actors.internal.qdisc.QdiscRunner;
 import io.xmit.actors.internal.rxq.RxQueueEngine;
 import io.xmit.actors.internal.stage.StageEngine;
 import io.xmit.actors.internal.txq.TxQueueEngine;
@@ -12,14 +12,15 @@ import java.util.List;
 
 /**
  * The engines of a pipeline's packet stages by port and queue, for fault injection, the books and the last step of a
- * stop; {@code hosts[p]} is null for a port without host basics. Sockets' receivers are kept by
+ * stop; {@code hosts[p]} is null for a port without host basics. A qdisc's entry is its runner, which runs and
+ * recovers the engine under the qdisc's run token. Sockets' receivers are kept by
  * {@link SocketLifecycle}, since sockets come and go.
  */
-public record StageEngines(QdiscEngine[][] qdiscs, TxQueueEngine[][] txqs, RxQueueEngine[][] rxqs, HostEngine[] hosts)
+public record StageEngines(QdiscRunner[][] qdiscs, TxQueueEngine[][] txqs, RxQueueEngine[][] rxqs, HostEngine[] hosts)
 {
     static StageEngines forPorts(final int ports)
     {
-        return new StageEngines(new QdiscEngine[ports][], new TxQueueEngine[ports][], new RxQueueEngine[ports][],
+        return new StageEngines(new QdiscRunner[ports][], new TxQueueEngine[ports][], new RxQueueEngine[ports][],
             new HostEngine[ports]);
     }
 

@@ -13,16 +13,18 @@ import io.xmit.transport.ring.RingDutyCycle;
 import org.agrona.concurrent.status.AtomicCounter;
 
 /**
- * The lockless qdisc of one TX queue as an actor: the only writer of its {@link QdiscEngine}, fed by the TX queue's
- * many-producer ring. Each {@link Poll} is one turn of at most {@code quota} packets, then the mailbox gets its turn
- * (control messages interleave). An idle qdisc is woken by exactly one {@link Poll} from the sender (or TX queue)
- * that finds it idle, and re-checks its ring before sleeping (the MISSED rule, kernel-semantics §5.5), through the
- * transport's {@link RingDutyCycle}.
+ * The lockless qdisc of one TX queue as an actor: the default runner of its {@link QdiscEngine}, fed by the TX
+ * queue's many-producer rings. Each {@link Poll} is one turn of at most {@code quota} packets under the qdisc's run
+ * token ({@link QdiscRunner}), then the mailbox gets its turn (control messages interleave, and borrow the token). A
+ * turn that finds a sender running the qdisc does nothing: the sender's release rings the doorbell. An idle qdisc is
+ * woken by exactly one {@link Poll} from the sender (or TX queue) that finds it idle, and re-checks its ring before
+ * sleeping (the MISSED rule, kernel-semantics §5.5), through the transport's {@link RingDutyCycle}.
  * <p>
  * Supervision: {@link Supervision#stage}, restart with back-off. The engine and its off-heap backlog live outside the
- * behavior and survive a restart; the ring position is where the last turn left it; {@link QdiscEngine#recover()}
- * books a {@code tx_burst} the failure interrupted and puts back what never reached the driver, so nothing is lost or
- * sent twice; then the restarted behavior takes the duty cycle back.
+ * behavior and survive a restart; the ring position is where the last turn left it; the failed turn kept the run
+ * token, and {@link QdiscRunner#recover()} books under it a {@code tx_burst} the failure interrupted and puts back
+ * what never reached the driver, so nothing is lost or sent twice; then it releases the token and the restarted
+ * behavior takes the duty cycle back.
  */
 public final class QdiscActor
 {
@@ -49,8 +51,9 @@ public final class QdiscActor
     {
     }
 
-    public static Behavior<Command> create(final QdiscEngine engine, final TxQueueEngine txq, final RingDutyCycle dutyCycle,
-        final ActorWake<Command> wake, final AtomicCounter restarts)
+    /** @param dutyCycle the duty cycle over {@code runner}'s turns ({@link QdiscRunner#poll()}). */
+    public static Behavior<Command> create(final QdiscRunner runner, final TxQueueEngine txq,
+        final RingDutyCycle dutyCycle, final ActorWake<Command> wake, final AtomicCounter restarts)
     {
         return Supervision.stage(Behaviors.setup(context ->
         {
@@ -61,11 +64,11 @@ public final class QdiscActor
                 switch (message)
                 {
                     case Poll poll -> dutyCycle.onPoll();
-                    case GetBacklog get -> get.replyTo().tell(engine.backlog());
-                    case GetBooks get -> get.replyTo().tell(engine.books(txq));
+                    case GetBacklog get -> get.replyTo().tell(runner.backlog());
+                    case GetBooks get -> get.replyTo().tell(runner.books(txq));
                 }
                 return Behaviors.same();
             });
-        }), engine::recover, restarts);
+        }), runner::recover, restarts);
     }
 }

@@ -29,8 +29,9 @@ import org.agrona.concurrent.status.AtomicCounter;
 
 /**
  * The lockless qdisc of one TX queue (kernel-semantics §4–§6), as a single-writer duty cycle: it alone reads the
- * TX queue's many-producer rings and owns the pfifo_fast backlog, so there is no lock; the rings' doorbell carries the
- * MISSED rule (§5.5) instead of a seqlock.
+ * TX queue's many-producer rings and owns the pfifo_fast backlog, so there is no lock. Its one writer is whoever holds
+ * the qdisc's run token ({@link QdiscRunner}, §5.2): its actor, or a sender taking the bypass in its own context; the
+ * token and the rings' doorbell carry the MISSED rule (§5.5).
  * <p>
  * A TX queue has one ring per band, as the kernel's lockless pfifo_fast has one ring per band (§4.2, §5.1): a sender
  * writes into the ring of its packet's band. So a band that is full holds up only its own senders, and this engine
@@ -217,6 +218,18 @@ public final class QdiscEngine implements StageEngine
         }
         backlogGauge.setRelease(qdisc.qlen());
         return work;
+    }
+
+    /** The device port of this qdisc's TX queue. */
+    public int port()
+    {
+        return port;
+    }
+
+    /** This qdisc's TX queue. */
+    public int txq()
+    {
+        return txq;
     }
 
     /** The tracing hooks of this qdisc, set once before it runs. */
@@ -437,21 +450,23 @@ public final class QdiscEngine implements StageEngine
         final int accepted = Math.max(result, 0);
         if (accepted > 0)
         {
-            // At once, with nothing in between that can fail: the TX queue (on this CPU, but its own actor, which may
-            // run while this one restarts) reclaims these packets, and must find them in flight.
-            if (!inFlight.append(batch, accepted))
-            {
-                throw new IllegalStateException("txq " + txq + ": the driver accepted " + accepted + " packets with " +
-                    inFlight.size() + " of its " + ringSize + " ring slots in flight");
-            }
             // netdev_tx_sent_queue per packet, as a driver calls it per skb, xmit_more on all but the last (§6.4):
-            // told at once, the burst's bytes with its last packet as DQL's last object.
+            // told at once, the burst's bytes with its last packet as DQL's last object. Before the in-flight FIFO
+            // shows the packets: the TX queue, on its own thread (and this turn may run on a sender's), completes
+            // only what the FIFO holds, so BQL must hold their bytes by then.
             int acceptedBytes = 0;
             for (int i = 0; i < accepted; i++)
             {
                 acceptedBytes += batch.length(i);
             }
             bql.sentBurst(acceptedBytes, batch.length(accepted - 1));
+            // At once, with nothing in between that can fail: the TX queue (its own actor, which may run while this
+            // one restarts) reclaims these packets, and must find them in flight.
+            if (!inFlight.append(batch, accepted))
+            {
+                throw new IllegalStateException("txq " + txq + ": the driver accepted " + accepted + " packets with " +
+                    inFlight.size() + " of its " + ringSize + " ring slots in flight");
+            }
             state.txStarted(state.clock().nanoTime());
         }
         burstResult = result;

@@ -7,6 +7,7 @@ import io.xmit.actors.SendResult;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.cpu.CpuThread;
 import io.xmit.actors.internal.host.HostPath;
+import io.xmit.actors.internal.qdisc.QdiscRunner;
 import io.xmit.actors.internal.xps.PortContext;
 import io.xmit.actors.trace.TracePoint;
 import io.xmit.pipeline.flow.FlowKey;
@@ -50,6 +51,8 @@ public final class UdpSocketImpl implements UdpSocket
     private final Runnable onClose;
     private final Consumer<Endpoint> onAssociate;
     private final SendGate.Sender sender = new SendGate.Sender();
+    /** The qdisc of an open run of {@link #sendMore}, whose frames it has neither run nor been woken for; or null. */
+    private QdiscRunner runQdisc;
 
     private final FlowKey connectedFlow = new FlowKey();
     private volatile Endpoint remote;
@@ -178,7 +181,17 @@ public final class UdpSocketImpl implements UdpSocket
         {
             return refuse(SendResult.NOT_CONNECTED);
         }
-        return transmit(connectedFlow, connectedHash, payload, offset, length, RingFrameHeader.NO_TRACE_ID);
+        return transmit(connectedFlow, connectedHash, payload, offset, length, RingFrameHeader.NO_TRACE_ID, false);
+    }
+
+    @Override
+    public long sendMore(final DirectBuffer payload, final int offset, final int length)
+    {
+        if (null == remote)
+        {
+            return refuse(SendResult.NOT_CONNECTED);
+        }
+        return transmit(connectedFlow, connectedHash, payload, offset, length, RingFrameHeader.NO_TRACE_ID, true);
     }
 
     @Override
@@ -215,7 +228,7 @@ public final class UdpSocketImpl implements UdpSocket
         {
             scratch.setIpv6(FlowKey.PROTO_UDP, local.srcHi(), local.srcLo(), hi, lo, local.srcPort(), port);
         }
-        return transmit(scratch, flowHash(family, hi, lo, port), payload, offset, length, inheritedTrace);
+        return transmit(scratch, flowHash(family, hi, lo, port), payload, offset, length, inheritedTrace, false);
     }
 
     /** skb_get_hash for an unconnected send (§3.4): computed per destination, cached for repeats of the last one. */
@@ -232,8 +245,9 @@ public final class UdpSocketImpl implements UdpSocket
         return lastHash;
     }
 
+    /** @param more another send follows at once ({@link #sendMore}): the qdisc is neither run nor woken yet. */
     private long transmit(final FlowKey flow, final int flowHash, final DirectBuffer payload, final int offset,
-        final int length, final long inheritedTrace)
+        final int length, final long inheritedTrace, final boolean more)
     {
         // Inside the send before looking at the gate and the closed flag, so a stop or a close that sets them and
         // then finds no sender inside knows no send of this socket is in a ring (SendGate).
@@ -245,9 +259,16 @@ public final class UdpSocketImpl implements UdpSocket
         {
             if (closed)
             {
+                endRun();
                 return refuse(SendResult.CLOSED);
             }
-            return claimAndWrite(flow, flowHash, payload, offset, length, inheritedTrace);
+            final long result = claimAndWrite(flow, flowHash, payload, offset, length, inheritedTrace, more);
+            if (result < 0)
+            {
+                // A refused send ends a run: its datagrams must not wait (a full ring would wait for them forever).
+                endRun();
+            }
+            return result;
         }
         finally
         {
@@ -256,7 +277,7 @@ public final class UdpSocketImpl implements UdpSocket
     }
 
     private long claimAndWrite(final FlowKey flow, final int flowHash, final DirectBuffer payload, final int offset,
-        final int length, final long inheritedTrace)
+        final int length, final long inheritedTrace, final boolean more)
     {
         if (sendBufferPackets > 0 && queueState.inFlight() >= sendBufferPackets)
         {
@@ -347,7 +368,8 @@ public final class UdpSocketImpl implements UdpSocket
         queueState.packetSent();
         // Counted before the commit makes it visible: whoever reads the books sees no frame taken that was not sent.
         sent.incrementRelease();
-        claim.commit();
+        // The packet is queued, whatever happens next: the send's result stands even if a turn run here fails.
+        commitToQdisc(portContext.qdisc(txq), more);
         return result;
     }
 
@@ -414,6 +436,39 @@ public final class UdpSocketImpl implements UdpSocket
         finally
         {
             sender.leave();
+        }
+    }
+
+    /**
+     * Commits the claimed frame into its qdisc's ring (§4.4): within a run of {@link #sendMore}, without running or
+     * waking the qdisc (xmit_more, §6.4); at a run's end, through the qdisc's runner, which runs a turn in this
+     * sender's context for all of the run's frames, or rings its actor. A run that moved to another TX queue ends
+     * on the one it left.
+     */
+    private void commitToQdisc(final QdiscRunner qdisc, final boolean more)
+    {
+        if (qdisc != runQdisc)
+        {
+            endRun();
+        }
+        if (more)
+        {
+            claim.commitWithoutRing();
+            runQdisc = qdisc;
+            return;
+        }
+        runQdisc = null;
+        qdisc.commit(claim);
+    }
+
+    /** Ends an open run of {@link #sendMore}: its qdisc runs or is woken for the frames the run left in its rings. */
+    private void endRun()
+    {
+        final QdiscRunner qdisc = runQdisc;
+        if (null != qdisc)
+        {
+            runQdisc = null;
+            qdisc.afterCommit();
         }
     }
 

@@ -51,7 +51,8 @@ public final class Supervision
         {
             if (started[0])
             {
-                restarts.incrementRelease();
+                // Atomic: a qdisc's senders count the failures of the turns they run in the same counter.
+                restarts.increment();
                 recover.run();
             }
             started[0] = true;

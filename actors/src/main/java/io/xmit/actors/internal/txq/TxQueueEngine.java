@@ -103,7 +103,9 @@ public final class TxQueueEngine implements StageEngine, TxWatchdog.Watched
         pendingPackets += completion.packets();
         pendingBytes += completion.bytes();
         final int packets = (int)pendingPackets;
-        if (packets > 0)
+        // The qdisc may run on another thread (a sender's), and appends a burst to the in-flight FIFO just after the
+        // tx_burst returns: completions of a burst not yet appended wait, held, for the next poll.
+        if (packets > 0 && packets <= inFlight.size())
         {
             crash.point("after reclaiming completions, before booking them");
             book();

@@ -27,6 +27,7 @@ import io.xmit.transport.nic.RxBurst;
 import io.xmit.transport.ring.PacketPublication;
 import io.xmit.transport.ring.PacketSubscription;
 import io.xmit.transport.ring.RingDoorbell;
+import io.xmit.transport.ring.RingDutyCycle;
 import io.xmit.transport.ring.Rings;
 import io.xmit.transport.ring.RingsConfig;
 
@@ -41,9 +42,14 @@ import java.util.function.BooleanSupplier;
 
 /**
  * One TX queue of a loop device, wired as {@code Pipeline.build} wires it, but with no actor: the test thread calls
- * {@link QdiscEngine#poll()} and {@link TxQueueEngine#poll()} itself, so every turn is exact. Port 0 sends with one
- * TX queue, port 1 receives with one RX queue, which the test drains with {@code rxBurst}; every frame carries a
- * sequence number as the first 8 bytes of its UDP payload.
+ * {@link QdiscRunner#poll()} (the actor's turn, under the run token) and {@link TxQueueEngine#poll()} itself, so every
+ * turn is exact. Port 0 sends with one TX queue, port 1 receives with one RX queue, which the test drains with
+ * {@code rxBurst}; every frame carries a sequence number as the first 8 bytes of its UDP payload.
+ * <p>
+ * The qdisc's doorbell counts the wake-ups it sends ({@link #wakes}), each one a Poll the actor would receive. By
+ * default the rig starts with one sent: the test thread is the actor with its Poll on the way, so senders ring as they
+ * do when the actor runs, and take no bypass in their own context whatever the setting. {@link #idleActor} leaves it
+ * IDLE instead, for the tests of the sender bypass, which play the actor's Polls through {@link #actorCycle}.
  */
 final class QdiscEngineSupport implements AutoCloseable
 {
@@ -71,7 +77,19 @@ final class QdiscEngineSupport implements AutoCloseable
     final ByteQueueLimits bql;
     final InFlightFifo inFlight;
     final SocketTable sockets = new SocketTable();
-    final QdiscEngine qdisc;
+    final QdiscEngine engine;
+    /** The qdisc as its actor runs it: each turn under the run token. */
+    final QdiscRunner qdisc;
+    final RingDoorbell doorbell;
+    /** Wake-ups the doorbell sent: Polls the actor would have received. */
+    final AtomicInteger wakes = new AtomicInteger();
+    /** The actor's duty cycle over {@link #qdisc}, no spinning: what the actor does with each Poll. */
+    final RingDutyCycle actorCycle;
+    /**
+     * Runs where the qdisc asks its TX queue to look for room (after each {@code tx_burst}, and when it stops the
+     * queue), on the thread running the turn: a test can hold a turn there, with the run token held.
+     */
+    volatile Runnable onWakeTxQueue = () -> { };
     final TxQueueEngine txq;
     final PortContext portContext;
     final LongArrayList received = new LongArrayList();
@@ -87,6 +105,17 @@ final class QdiscEngineSupport implements AutoCloseable
      */
     QdiscEngineSupport(final String device, final PipelineConfig config)
     {
+        this(device, config, false);
+    }
+
+    /** A rig whose qdisc actor is idle: the first commit into its rings finds the doorbell IDLE. */
+    static QdiscEngineSupport idleActor(final String device, final PipelineConfig config)
+    {
+        return new QdiscEngineSupport(device, config, true);
+    }
+
+    private QdiscEngineSupport(final String device, final PipelineConfig config, final boolean idle)
+    {
         final String name = "qdisc-engine-" + ProcessHandle.current().pid() + "-" + INSTANCES.incrementAndGet();
         counters = CountersFile.create(name, CountersFile.DEFAULT_DIRECTORY, CountersFile.DEFAULT_CAPACITY);
         this.device = NicDevice.open(device);
@@ -95,8 +124,8 @@ final class QdiscEngineSupport implements AutoCloseable
         rings = Rings.launch(name, RingsConfig.defaults()
             .withMaxFrameLength(Math.max(driver.maxFrame(), RingsConfig.MIN_FRAME_LENGTH))
             .withIpcTermLength(1 << 19));
-        // No actor: the test thread polls, so the doorbell's wake-up has nobody to wake.
-        final RingDoorbell doorbell = new RingDoorbell(() -> {});
+        // No actor: the test thread polls, so the doorbell's wake-up only counts.
+        doorbell = new RingDoorbell(wakes::incrementAndGet);
         for (int band = 0; band < PfifoFast.BANDS; band++)
         {
             publications[band] = rings.addPublication(STREAM + band, doorbell);
@@ -105,17 +134,36 @@ final class QdiscEngineSupport implements AutoCloseable
         state = new TxQueueState(System::nanoTime);
         bql = new ByteQueueLimits(state);
         inFlight = new InFlightFifo(driver.ringSize());
-        qdisc = new QdiscEngine(0, 0, driver, subscriptions, state, bql, inFlight, sockets, config, counters,
-            () -> {});
-        txq = new TxQueueEngine(0, 0, driver, state, bql, inFlight, sockets, config.bulkLimit(), counters, () -> {},
-            () -> {});
+        engine = new QdiscEngine(0, 0, driver, subscriptions, state, bql, inFlight, sockets, config, counters,
+            () -> onWakeTxQueue.run());
+        qdisc = new QdiscRunner(engine, doorbell, state, config.quota(), config.qdiscSenderBypass(),
+            counters.allocate(CounterType.STAGE_RESTARTS, SCOPE.withStage(CounterScope.Stage.QDISC)),
+            counters.allocate(CounterType.QDISC_SENDER_RUNS, SCOPE));
+        actorCycle = new RingDutyCycle(doorbell, qdisc::poll, 0);
+        // The TX queue rings the qdisc when it wakes the queue, as in the pipeline.
+        txq = new TxQueueEngine(0, 0, driver, state, bql, inFlight, sockets, config.bulkLimit(), counters,
+            doorbell::ring, () -> {});
         portContext = new PortContext(0, PortAddress.defaultFor(0, 2),
-            new PacketPublication[][]{publications}, FlowHasher.random(), driver.maxFrame(), QueueMap.create(1, 1, 1),
+            new PacketPublication[][]{publications}, new QdiscRunner[]{qdisc}, FlowHasher.random(), driver.maxFrame(),
+            QueueMap.create(1, 1, 1),
             new SendGate(), null);
         burst = new RxBurst(receiver.ringSize());
         for (final PacketSubscription subscription : subscriptions)
         {
             Await.until("the qdisc rings' subscriptions to connect", subscription::isConnected, () -> subscription);
+        }
+        if (idle)
+        {
+            // A ring that connects rings its consumer's doorbell: the actor takes those Polls and goes idle.
+            for (int delivered = 0; delivered < wakes.get(); delivered++)
+            {
+                actorCycle.onPoll();
+            }
+            wakes.set(0);
+        }
+        else
+        {
+            doorbell.ring();
         }
     }
 
@@ -141,6 +189,12 @@ final class QdiscEngineSupport implements AutoCloseable
     /** A socket on port 0, connected to the peer on port 1, sending with {@code priority}. */
     UdpSocketImpl openSocket(final int priority)
     {
+        return openSocket(priority, 0);
+    }
+
+    /** The same, with at most {@code sendBufferPackets} in flight (0: no bound). */
+    UdpSocketImpl openSocket(final int priority, final long sendBufferPackets)
+    {
         final int id = ++nextSocketId;
         final FlowKey local = new FlowKey();
         local.setIpv4(FlowKey.PROTO_UDP, portContext.address().ipv4(), 0, 5000 + id, 0);
@@ -149,8 +203,8 @@ final class QdiscEngineSupport implements AutoCloseable
             counters.allocate(CounterType.SOCKET_SENT, scope),
             counters.allocate(CounterType.SOCKET_SEND_BACKPRESSURED, scope),
             counters.allocate(CounterType.SOCKET_SEND_REFUSED, scope)};
-        final UdpSocketImpl socket = new UdpSocketImpl(id, 0, portContext, local, false, false, priority, 0, null, null,
-            new SocketQueueState(), sendCounters, () -> {}, peer -> {});
+        final UdpSocketImpl socket = new UdpSocketImpl(id, 0, portContext, local, false, false, priority,
+            sendBufferPackets, null, null, new SocketQueueState(), sendCounters, () -> {}, peer -> {});
         socket.setPeer(Endpoint.of(PEER, PEER_PORT));
         sockets.put(socket);
         return socket;
@@ -161,6 +215,13 @@ final class QdiscEngineSupport implements AutoCloseable
     {
         payload.putLong(0, sequence);
         return socket.send(payload, 0, PAYLOAD_LENGTH);
+    }
+
+    /** The same with another send to follow at once ({@code sendMore}, xmit_more). */
+    long sendMore(final UdpSocketImpl socket, final long sequence)
+    {
+        payload.putLong(0, sequence);
+        return socket.sendMore(payload, 0, PAYLOAD_LENGTH);
     }
 
     /** Takes every frame waiting on port 1's RX queue, recording its sequence number. */

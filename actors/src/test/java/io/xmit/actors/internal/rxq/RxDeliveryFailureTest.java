@@ -1,6 +1,7 @@
 package io.xmit.actors.internal.rxq;
 
 import io.xmit.actors.PortAddress;
+import io.xmit.actors.internal.qdisc.QdiscRunner;
 import io.xmit.actors.internal.socket.SendGate;
 import io.xmit.actors.internal.socket.SocketTable;
 import io.xmit.actors.internal.socket.UdpSocketImpl;
@@ -73,7 +74,7 @@ class RxDeliveryFailureTest
             Await.until("the socket ring's subscription to connect", goodSubscription::isConnected,
                 () -> goodSubscription);
             final PortContext context = new PortContext(1, PortAddress.defaultFor(1, 2),
-                new PacketPublication[][]{{goodRing, goodRing, goodRing}}, FlowHasher.random(), receiver.maxFrame(), QueueMap.create(1, 1, 1),
+                new PacketPublication[][]{{goodRing, goodRing, goodRing}}, new QdiscRunner[1], FlowHasher.random(), receiver.maxFrame(), QueueMap.create(1, 1, 1),
                 new SendGate(), null);
             final SocketTable sockets = new SocketTable();
             sockets.put(socket(1, context, counters, GOOD_PORT, goodRing, goodSubscription));

@@ -3,6 +3,7 @@ package io.xmit.actors.internal.socket;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.PortAddress;
 import io.xmit.actors.cpu.CpuThread;
+import io.xmit.actors.internal.qdisc.QdiscRunner;
 import io.xmit.actors.internal.xps.PortContext;
 import io.xmit.pipeline.flow.FlowHasher;
 import io.xmit.pipeline.flow.FlowKey;
@@ -362,7 +363,7 @@ public class SocketTableTest
 
     private static PortContext portContext(final int port)
     {
-        return new PortContext(port, PortAddress.defaultFor(port, 2), new PacketPublication[0][], HASHER,
+        return new PortContext(port, PortAddress.defaultFor(port, 2), new PacketPublication[0][], new QdiscRunner[0], HASHER,
             2048, null, new SendGate(), null);
     }
 }

@@ -174,6 +174,13 @@ public final class RemoteUdpSocket implements UdpSocket
         return refuse(SendResult.NOT_CONNECTED);
     }
 
+    /** As {@link #send}: a remote socket is not connected, and its frames cross the data plane one by one. */
+    @Override
+    public long sendMore(final DirectBuffer payload, final int offset, final int length)
+    {
+        return send(payload, offset, length);
+    }
+
     @Override
     public long sendTo(final Endpoint to, final DirectBuffer payload, final int offset, final int length)
     {
