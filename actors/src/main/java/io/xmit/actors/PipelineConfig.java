@@ -52,6 +52,8 @@ import static io.xmit.actors.config.ConfigKey.*;
  * @param stopDeadline   how long a graceful stop waits for the pipeline to drain before it drops (and counts) what
  *                       is left.
  * @param trace          message-level tracing: which packets, the pcapng file, the trace ring ({@link TraceConfig}).
+ * @param busyPoll       busy polling for every socket that does not set its own ({@link BusyPoll}, kernel-semantics
+ *                       §9); {@link BusyPoll#OFF} by default.
  */
 public record PipelineConfig(
     String name,
@@ -77,7 +79,8 @@ public record PipelineConfig(
     Path countersDir,
     Duration txWatchdogTimeout,
     Duration stopDeadline,
-    TraceConfig trace)
+    TraceConfig trace,
+    BusyPoll busyPoll)
 {
     /** An empty poll is one self-sent Poll message: ~50–150 ns here (stack.md), so 256 of them are ≈ 25 µs. */
     public static final int DEFAULT_SPIN_POLLS = 256;
@@ -144,6 +147,10 @@ public record PipelineConfig(
         {
             trace = TraceConfig.OFF;
         }
+        if (null == busyPoll)
+        {
+            busyPoll = BusyPoll.OFF;
+        }
     }
 
     /** One CPU per available processor, a {@code loop} device with 4 TX and 4 RX queues per port, no XPS. */
@@ -153,7 +160,8 @@ public record PipelineConfig(
         return new PipelineConfig("xmit", device, Runtime.getRuntime().availableProcessors(), List.of(), 10, 64, 64,
             1000, OverflowPolicy.BACKPRESSURE, true, DEFAULT_SPIN_POLLS, DEFAULT_SPIN_NANOS, 0, 64, 8 << 20, 1 << 20,
             PortAddress.defaultsFor(NicSpec.parse(device)), XpsPreset.NONE, List.of(), DEFAULT_TXQ_RESELECTION,
-            RingsConfig.DEFAULT_DIRECTORY_BASE, DEFAULT_TX_WATCHDOG_TIMEOUT, DEFAULT_STOP_DEADLINE, TraceConfig.OFF);
+            RingsConfig.DEFAULT_DIRECTORY_BASE, DEFAULT_TX_WATCHDOG_TIMEOUT, DEFAULT_STOP_DEADLINE, TraceConfig.OFF,
+            BusyPoll.OFF);
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -282,6 +290,7 @@ public record PipelineConfig(
         private Duration txWatchdogTimeout;
         private Duration stopDeadline;
         private TraceConfig trace;
+        private BusyPoll busyPoll;
 
         private Builder(final PipelineConfig from)
         {
@@ -308,6 +317,7 @@ public record PipelineConfig(
             txWatchdogTimeout = from.txWatchdogTimeout;
             stopDeadline = from.stopDeadline;
             trace = from.trace;
+            busyPoll = from.busyPoll;
         }
 
         public Builder name(final String name)
@@ -464,12 +474,19 @@ public record PipelineConfig(
             return this;
         }
 
+        /** Busy polling for the sockets that do not set their own (§9); {@link BusyPoll#OFF} by default. */
+        public Builder busyPoll(final BusyPoll busyPoll)
+        {
+            this.busyPoll = busyPoll;
+            return this;
+        }
+
         /** @throws IllegalArgumentException as the record's constructor does, naming the key and the value. */
         public PipelineConfig build()
         {
             return new PipelineConfig(name, device, cpus, cores(), throughput, quota, bulkLimit, bandLimit, overflow,
                 qdiscBypass, spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports(),
-                xpsPreset, xps, txqReselection, countersDir, txWatchdogTimeout, stopDeadline, trace);
+                xpsPreset, xps, txqReselection, countersDir, txWatchdogTimeout, stopDeadline, trace, busyPoll);
         }
 
         private List<Integer> cores()

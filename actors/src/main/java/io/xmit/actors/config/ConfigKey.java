@@ -69,7 +69,13 @@ public enum ConfigKey
     TRACE_FILE("trace.file"),
     /** Also a power of two. */
     TRACE_RING_SIZE("trace.ring-size", 4096, 1 << 30, "is not a power of two in 4096..1 GiB"),
-    TRACE_SNAP_LENGTH("trace.snap-length", 64, TraceEvent.MAX_SNAP_LENGTH);
+    TRACE_SNAP_LENGTH("trace.snap-length", 64, TraceEvent.MAX_SNAP_LENGTH),
+    /** kernel-semantics §9; the kernel's {@code net.core.busy_read} and {@code SO_BUSY_POLL} (µs); 0 turns it off. */
+    BUSY_POLL("busy-poll", Duration.ZERO, Duration.ofSeconds(1)),
+    /** The kernel's {@code BUSY_POLL_BUDGET} (8) and {@code SO_BUSY_POLL_BUDGET}. */
+    BUSY_POLL_BUDGET("busy-poll-budget", 1, 1024),
+    /** The kernel's {@code SO_PREFER_BUSY_POLL}. */
+    PREFER_BUSY_POLL("prefer-busy-poll");
 
     private final ConfigKey list;
     private final String path;

@@ -8,6 +8,7 @@ import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
+import io.xmit.actors.BusyPoll;
 import io.xmit.actors.OverflowPolicy;
 import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.PortAddress;
@@ -105,7 +106,7 @@ public final class HoconConfigReader
         text(config, COUNTERS_DIRECTORY).map(Path::of).ifPresent(builder::countersDir);
         duration(config, TX_WATCHDOG_TIMEOUT).ifPresent(builder::txWatchdogTimeout);
         duration(config, STOP_DEADLINE).ifPresent(builder::stopDeadline);
-        return builder.trace(trace(config)).build();
+        return builder.trace(trace(config)).busyPoll(busyPoll(config, defaults.busyPoll())).build();
     }
 
     /** Every path under {@code xmit} must be a known key, or inside a CPU dispatcher's definition. */
@@ -248,6 +249,14 @@ public final class HoconConfigReader
         return new TraceConfig(new TraceSelector(sample, filter, socket), text(config, TRACE_FILE).orElse(off.file()),
             bytes(config, TRACE_RING_SIZE).orElse(off.ringSize()),
             integer(config, TRACE_SNAP_LENGTH).orElse(off.snapLength()));
+    }
+
+    /** {@code xmit.busy-poll}, {@code busy-poll-budget} and {@code prefer-busy-poll}, over the defaults. */
+    private static BusyPoll busyPoll(final Config config, final BusyPoll defaults)
+    {
+        return new BusyPoll(duration(config, BUSY_POLL).orElse(defaults.time()),
+            integer(config, BUSY_POLL_BUDGET).orElse(defaults.budget()),
+            onOff(config, PREFER_BUSY_POLL).orElse(defaults.prefer()));
     }
 
     /** {@code xmit.cores}: a list of whole numbers, or empty when absent. */
