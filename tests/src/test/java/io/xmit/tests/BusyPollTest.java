@@ -94,9 +94,10 @@ class BusyPollTest
     }
 
     /**
-     * One RX queue, so one channel for both sockets: the busy-polling one closes while datagrams flow to both; the
-     * other, which does not busy-poll, still gets every one of its datagrams, once and in order, so the closed
-     * socket's hand-back stranded none.
+     * One RX queue, so one channel for both sockets: the busy-polling one, which prefers busy polling (so it leaves
+     * the channel's interrupt off between its loops), closes while datagrams flow to both; the other, which does not
+     * busy-poll, still gets every one of its datagrams, once and in order, so the closed socket's hand-back stranded
+     * none.
      */
     @Test
     void aBusyPollingSocketClosedMidTrafficLeavesItsChannelToTheOthers()
@@ -109,7 +110,7 @@ class BusyPollTest
             final AtomicLong quietNext = new AtomicLong();
             final AtomicLong quietOutOfOrder = new AtomicLong();
             final UdpSocket busy = pipeline.openUdp(SocketOptions.udp4(9000).onPort(0).onCpu(0)
-                .busyPoll(FIFTY_MICROS).handler((socket, datagram) -> { }));
+                .busyPoll(FIFTY_MICROS.preferred(true)).handler((socket, datagram) -> { }));
             final DatagramHandler inOrder = (socket, datagram) ->
             {
                 if (datagram.buffer().getLong(datagram.payloadOffset()) != quietNext.getAndIncrement())
@@ -118,29 +119,33 @@ class BusyPollTest
                 }
             };
             pipeline.openUdp(SocketOptions.udp4(9001).onPort(0).onCpu(1).receiveBuffer(4 << 20).handler(inOrder));
-            final UdpSocket toBusy = pipeline.openUdp(SocketOptions.udp4(20_000).onPort(1)
-                .connect(Endpoint.of("10.0.0.1", 9000)));
             final UdpSocket toQuiet = pipeline.openUdp(SocketOptions.udp4(20_001).onPort(1)
                 .connect(Endpoint.of("10.0.0.1", 9001)));
+            final UdpSocket toBusy = pipeline.openUdp(SocketOptions.udp4(20_000).onPort(1)
+                .connect(Endpoint.of("10.0.0.1", 9000)));
+            // The busy socket closes from another thread while datagrams flow to it, so that it is between two loops,
+            // its channel deferred with the interrupt off; after the close they are dropped (no socket) and counted.
+            final Thread closer = Thread.ofPlatform().name("closer").start(() ->
+            {
+                EndToEndSupport.await("half the traffic sent, some of it busy-polled", () -> quietNext.get() > 10_000 &&
+                    pipeline.counter(CounterType.BUSY_POLL_PACKETS, CounterScope.rxq(0, 0)) > 0,
+                    () -> pipeline.counters());
+                busy.close();
+            });
             final UnsafeBuffer payload = new UnsafeBuffer(new byte[16]);
             final int each = 20_000;
             for (long i = 0; i < each; i++)
             {
-                // At most 256 datagrams ahead of the quiet socket, so that no ring overflows on a loaded machine.
-                while (i - quietNext.get() > 256)
-                {
-                    Thread.onSpinWait();
-                }
-                sendRidingBackPressure(toBusy, payload, i);
+                // At most 256 datagrams ahead of the quiet socket, so that no ring overflows on a loaded machine; a
+                // channel left without an owner would stop it here.
+                final long sent = i;
+                EndToEndSupport.await("the quiet socket within 256 datagrams of the sender",
+                    () -> sent - quietNext.get() <= 256, () -> quietNext.get() + " of " + sent + " received; " +
+                    pipeline.accounting().line());
+                toBusy.send(payload, 0, payload.capacity());
                 sendRidingBackPressure(toQuiet, payload, i);
-                if (each / 2 == i)
-                {
-                    EndToEndSupport.await("the busy socket polling its channel",
-                        () -> pipeline.counter(CounterType.BUSY_POLL_LOOPS, CounterScope.rxq(0, 0)) > 0,
-                        () -> pipeline.counters());
-                    busy.close();
-                }
             }
+            join(closer);
             EndToEndSupport.await("every datagram to the quiet socket received", () -> quietNext.get() >= each,
                 () -> quietNext.get() + "; " + pipeline.accounting().line() + "; " + pipeline.counters());
             assertEquals(each, quietNext.get());
