@@ -1,6 +1,7 @@
 package io.xmit.actors.internal.socket;
 
 import io.xmit.actors.BusyPoll;
+import io.xmit.actors.cpu.CpuThread;
 import io.xmit.actors.internal.channel.Channel;
 import io.xmit.transport.ring.PacketPublication;
 import io.xmit.transport.ring.PacketSubscription;
@@ -8,8 +9,9 @@ import io.xmit.transport.ring.PacketSubscription;
 /**
  * A socket's busy polling (kernel-semantics §9.2, the kernel's {@code sk_busy_loop} and {@code napi_busy_loop}), run
  * by its receiver on the socket's CPU when its ring is empty: it polls the channel of the RX queue its last datagram
- * came from ({@code sk_napi_id}) until a datagram is in its own ring or the busy-poll time is up, then hands the
- * channel back. Single-threaded, as the socket's actor is; allocates nothing.
+ * came from ({@code sk_napi_id}) until a datagram is in its own ring, the busy-poll time is up, or other actors of its
+ * CPU wait for the thread (the kernel's {@code need_resched}; a loop cannot yield the thread and come back, so it
+ * ends), then hands the channel back. Single-threaded, as the socket's actor is; allocates nothing.
  * <p>
  * Two rules keep it from stranding a frame or holding a channel for good: a loop that threw keeps the channel
  * until {@link #recover} (the actor's restart, or the closer once the actor has stopped) abandons it, so its owners
@@ -109,7 +111,7 @@ public final class BusyPoller
             }
             Thread.onSpinWait();
         }
-        while (System.nanoTime() - start < nanos);
+        while (System.nanoTime() - start < nanos && !CpuThread.othersWaiting());
         deferred = null;
         if (null != held)
         {
