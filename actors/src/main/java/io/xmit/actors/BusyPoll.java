@@ -42,11 +42,7 @@ public record BusyPoll(Duration time, int budget, boolean prefer)
         return !time.isZero();
     }
 
-    public BusyPoll withBudget(final int framesPerPoll)
-    {
-        return new BusyPoll(time, framesPerPoll, prefer);
-    }
-
+    /** The same, preferring busy polling or not ({@code SO_PREFER_BUSY_POLL}). */
     public BusyPoll preferred(final boolean preferBusyPoll)
     {
         return new BusyPoll(time, budget, preferBusyPoll);

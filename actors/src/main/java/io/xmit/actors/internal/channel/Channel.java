@@ -85,12 +85,6 @@ public final class Channel
         }
     }
 
-    /** The channel's number: its RX queue's and TX queue's. */
-    public int index()
-    {
-        return index;
-    }
-
     /** The channel's run token, for tests and diagnostics. */
     public RunToken token()
     {

@@ -21,7 +21,7 @@ import io.xmit.transport.ring.PacketSubscription;
 public final class BusyPoller
 {
     /** No datagram received yet: no channel to poll (the kernel's {@code sk_napi_id} of 0). */
-    public static final int NO_CHANNEL = -1;
+    private static final int NO_CHANNEL = -1;
 
     private final Channel[] channels;
     private final long nanos;
@@ -63,12 +63,6 @@ public final class BusyPoller
         {
             napiId = rxQueue;
         }
-    }
-
-    /** The channel the next loop polls, or {@link #NO_CHANNEL}. */
-    public int napiId()
-    {
-        return napiId;
     }
 
     /**
