@@ -98,6 +98,7 @@ public final class HoconConfigReader
         integer(config, SPIN_POLLS).ifPresent(builder::spinPolls);
         duration(config, SPIN_TIME).map(Duration::toNanos).ifPresent(builder::spinNanos);
         integer(config, SOCKET_SPIN_POLLS).ifPresent(builder::socketSpinPolls);
+        builder.busyPoll(busyPoll(config, defaults.busyPoll()));
         integer(config, RX_BURST).ifPresent(builder::rxBurst);
         bytes(config, RINGS_QDISC_TERM_LENGTH).ifPresent(builder::qdiscRingTerm);
         bytes(config, RINGS_SOCKET_TERM_LENGTH).ifPresent(builder::socketRingTerm);
@@ -106,7 +107,7 @@ public final class HoconConfigReader
         text(config, COUNTERS_DIRECTORY).map(Path::of).ifPresent(builder::countersDir);
         duration(config, TX_WATCHDOG_TIMEOUT).ifPresent(builder::txWatchdogTimeout);
         duration(config, STOP_DEADLINE).ifPresent(builder::stopDeadline);
-        return builder.trace(trace(config)).busyPoll(busyPoll(config, defaults.busyPoll())).build();
+        return builder.trace(trace(config)).build();
     }
 
     /** Every path under {@code xmit} must be a known key, or inside a CPU dispatcher's definition. */
