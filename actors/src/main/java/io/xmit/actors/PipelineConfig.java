@@ -55,6 +55,8 @@ import static io.xmit.actors.config.ConfigKey.*;
  * @param stopDeadline   how long a graceful stop waits for the pipeline to drain before it drops (and counts) what
  *                       is left.
  * @param trace          message-level tracing: which packets, the pcapng file, the trace ring ({@link TraceConfig}).
+ * @param busyPoll       busy polling for every socket that does not set its own ({@link BusyPoll}, kernel-semantics
+ *                       §9); {@link BusyPoll#OFF} by default.
  */
 public record PipelineConfig(
     String name,
@@ -81,7 +83,8 @@ public record PipelineConfig(
     Path countersDir,
     Duration txWatchdogTimeout,
     Duration stopDeadline,
-    TraceConfig trace)
+    TraceConfig trace,
+    BusyPoll busyPoll)
 {
     /** An empty poll is one self-sent Poll message: ~50–150 ns here (stack.md), so 256 of them are ≈ 25 µs. */
     public static final int DEFAULT_SPIN_POLLS = 256;
@@ -154,6 +157,10 @@ public record PipelineConfig(
         {
             trace = TraceConfig.OFF;
         }
+        if (null == busyPoll)
+        {
+            busyPoll = BusyPoll.OFF;
+        }
     }
 
     /** One CPU per available processor, a {@code loop} device with 4 TX and 4 RX queues per port, no XPS. */
@@ -164,7 +171,8 @@ public record PipelineConfig(
             1000, OverflowPolicy.BACKPRESSURE, true, DEFAULT_SENDER_BYPASS, DEFAULT_SPIN_POLLS, DEFAULT_SPIN_NANOS, 0,
             64, 8 << 20, 1 << 20,
             PortAddress.defaultsFor(NicSpec.parse(device)), XpsPreset.NONE, List.of(), DEFAULT_TXQ_RESELECTION,
-            RingsConfig.DEFAULT_DIRECTORY_BASE, DEFAULT_TX_WATCHDOG_TIMEOUT, DEFAULT_STOP_DEADLINE, TraceConfig.OFF);
+            RingsConfig.DEFAULT_DIRECTORY_BASE, DEFAULT_TX_WATCHDOG_TIMEOUT, DEFAULT_STOP_DEADLINE, TraceConfig.OFF,
+            BusyPoll.OFF);
     }
 
     /** A builder starting from {@link #defaults()}. */
@@ -294,6 +302,7 @@ public record PipelineConfig(
         private Duration txWatchdogTimeout;
         private Duration stopDeadline;
         private TraceConfig trace;
+        private BusyPoll busyPoll;
 
         private Builder(final PipelineConfig from)
         {
@@ -321,6 +330,7 @@ public record PipelineConfig(
             txWatchdogTimeout = from.txWatchdogTimeout;
             stopDeadline = from.stopDeadline;
             trace = from.trace;
+            busyPoll = from.busyPoll;
         }
 
         public Builder name(final String name)
@@ -484,12 +494,20 @@ public record PipelineConfig(
             return this;
         }
 
+        /** Busy polling for the sockets that do not set their own (§9); {@link BusyPoll#OFF} by default. */
+        public Builder busyPoll(final BusyPoll busyPoll)
+        {
+            this.busyPoll = busyPoll;
+            return this;
+        }
+
         /** @throws IllegalArgumentException as the record's constructor does, naming the key and the value. */
         public PipelineConfig build()
         {
             return new PipelineConfig(name, device, cpus, cores(), throughput, quota, bulkLimit, bandLimit, overflow,
-                qdiscBypass, qdiscSenderBypass, spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm, socketRingTerm, ports(),
-                xpsPreset, xps, txqReselection, countersDir, txWatchdogTimeout, stopDeadline, trace);
+                qdiscBypass, qdiscSenderBypass, spinPolls, spinNanos, socketSpinPolls, rxBurst, qdiscRingTerm,
+                socketRingTerm, ports(), xpsPreset, xps, txqReselection, countersDir, txWatchdogTimeout, stopDeadline,
+                trace, busyPoll);
         }
 
         private List<Integer> cores()

@@ -22,6 +22,8 @@ import io.xmit.pipeline.flow.FlowKey;
  *                          datagram goes to the one on the CPU that received it (see {@link SocketTable}).
  * @param receiveBuffer     SO_RCVBUF: the term length of the socket's receive ring in bytes (a power of two, 64 KiB
  *                          or more; the ring holds about two terms), or 0 for {@code xmit.rings.socket-term-length}.
+ * @param busyPoll          SO_BUSY_POLL, SO_BUSY_POLL_BUDGET and SO_PREFER_BUSY_POLL ({@link BusyPoll}), or null for the
+ *                          pipeline's ({@code xmit.busy-poll}, …).
  */
 public record SocketOptions(
     int port,
@@ -35,8 +37,18 @@ public record SocketOptions(
     long sendBufferPackets,
     int priority,
     boolean reusePort,
-    int receiveBuffer)
+    int receiveBuffer,
+    BusyPoll busyPoll)
 {
+    /** Options without a busy-poll setting of their own (the pipeline's applies). */
+    public SocketOptions(final int port, final int family, final String address, final int localPort, final int cpu,
+        final DatagramHandler handler, final ActorRef<Datagrams> target, final Endpoint connectTo,
+        final long sendBufferPackets, final int priority, final boolean reusePort, final int receiveBuffer)
+    {
+        this(port, family, address, localPort, cpu, handler, target, connectTo, sendBufferPackets, priority, reusePort,
+            receiveBuffer, null);
+    }
+
     public SocketOptions
     {
         if (FlowKey.FAMILY_IPV4 != family && FlowKey.FAMILY_IPV6 != family)
@@ -86,62 +98,73 @@ public record SocketOptions(
     public SocketOptions onPort(final int devicePort)
     {
         return new SocketOptions(devicePort, family, address, localPort, cpu, handler, target, connectTo,
-            sendBufferPackets, priority, reusePort, receiveBuffer);
+            sendBufferPackets, priority, reusePort, receiveBuffer, busyPoll);
     }
 
     public SocketOptions bindTo(final String localAddress)
     {
         return new SocketOptions(port, family, localAddress, localPort, cpu, handler, target, connectTo,
-            sendBufferPackets, priority, reusePort, receiveBuffer);
+            sendBufferPackets, priority, reusePort, receiveBuffer, busyPoll);
     }
 
     public SocketOptions onCpu(final int socketCpu)
     {
         return new SocketOptions(port, family, address, localPort, socketCpu, handler, target, connectTo,
-            sendBufferPackets, priority, reusePort, receiveBuffer);
+            sendBufferPackets, priority, reusePort, receiveBuffer, busyPoll);
     }
 
     public SocketOptions handler(final DatagramHandler datagramHandler)
     {
         return new SocketOptions(port, family, address, localPort, cpu, datagramHandler, null, connectTo,
-            sendBufferPackets, priority, reusePort, receiveBuffer);
+            sendBufferPackets, priority, reusePort, receiveBuffer, busyPoll);
     }
 
     public SocketOptions deliverTo(final ActorRef<Datagrams> actor)
     {
         return new SocketOptions(port, family, address, localPort, cpu, null, actor, connectTo, sendBufferPackets,
-            priority, reusePort, receiveBuffer);
+            priority, reusePort, receiveBuffer, busyPoll);
     }
 
     public SocketOptions connect(final Endpoint peer)
     {
         return new SocketOptions(port, family, address, localPort, cpu, handler, target, peer, sendBufferPackets,
-            priority, reusePort, receiveBuffer);
+            priority, reusePort, receiveBuffer, busyPoll);
     }
 
     public SocketOptions sendBuffer(final long packets)
     {
         return new SocketOptions(port, family, address, localPort, cpu, handler, target, connectTo, packets,
-            priority, reusePort, receiveBuffer);
+            priority, reusePort, receiveBuffer, busyPoll);
     }
 
     /** SO_REUSEPORT: one of a group of sockets on one address and port, as a server's per-CPU workers bind. */
     public SocketOptions reusePort(final boolean share)
     {
         return new SocketOptions(port, family, address, localPort, cpu, handler, target, connectTo, sendBufferPackets,
-            priority, share, receiveBuffer);
+            priority, share, receiveBuffer, busyPoll);
     }
 
     /** SO_RCVBUF: the term length of the socket's receive ring, for a socket that takes a whole CPU's share. */
     public SocketOptions receiveBuffer(final int bytes)
     {
         return new SocketOptions(port, family, address, localPort, cpu, handler, target, connectTo, sendBufferPackets,
-            priority, reusePort, bytes);
+            priority, reusePort, bytes, busyPoll);
+    }
+
+    /**
+     * SO_BUSY_POLL, SO_BUSY_POLL_BUDGET and SO_PREFER_BUSY_POLL (kernel-semantics §9): when this socket's receive ring
+     * is empty, it polls the channel its last datagram arrived on for up to {@code settings.time()}, on its own CPU;
+     * {@link BusyPoll#OFF} turns it off for this socket, null takes the pipeline's.
+     */
+    public SocketOptions busyPoll(final BusyPoll settings)
+    {
+        return new SocketOptions(port, family, address, localPort, cpu, handler, target, connectTo, sendBufferPackets,
+            priority, reusePort, receiveBuffer, settings);
     }
 
     public SocketOptions priority(final int packetPriority)
     {
         return new SocketOptions(port, family, address, localPort, cpu, handler, target, connectTo,
-            sendBufferPackets, packetPriority, reusePort, receiveBuffer);
+            sendBufferPackets, packetPriority, reusePort, receiveBuffer, busyPoll);
     }
 }

@@ -67,7 +67,7 @@ final class RunCommand implements Callable<Integer>
         description = "how long, e.g. 10s, 2m, or plain seconds (default 10s; xmit.run.duration)")
     void duration(final String text)
     {
-        overrides.add("xmit.run.duration=" + durationOverride(text));
+        overrides.add("xmit.run.duration=" + durationOverride("--duration", text, "s", "10s, 90s or 2m"));
     }
 
     @Option(names = "--rate", paramLabel = "N", description = "requests per second offered (default 50000; xmit.run.rate)")
@@ -108,6 +108,13 @@ final class RunCommand implements Callable<Integer>
     void spin(final String text)
     {
         overrides.add("xmit.spin-polls=" + Args.intArg("--spin", text, 0, 1 << 24));
+    }
+
+    @Option(names = "--busy-poll", paramLabel = "D",
+        description = "sockets busy-poll their channel up to D, e.g. 50us or plain µs (default off; xmit.busy-poll)")
+    void busyPoll(final String text)
+    {
+        overrides.add("xmit.busy-poll=" + durationOverride("--busy-poll", text, "us", "50us or plain µs"));
     }
 
     @Option(names = "--trace", paramLabel = "SPEC", description = "trace packets: sample=N (1 in N), " +
@@ -191,12 +198,17 @@ final class RunCommand implements Callable<Integer>
         return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
-    /** {@code 10} is ten seconds here (HOCON would read a bare number as milliseconds); {@code 2m} is HOCON's. */
-    private static String durationOverride(final String text)
+    /**
+     * A duration option's override: plain digits count in {@code plainUnit} (HOCON would read a bare number as
+     * milliseconds), e.g. {@code --duration 10} is ten seconds and {@code --busy-poll 50} fifty µs; {@code 2m} is
+     * HOCON's.
+     */
+    private static String durationOverride(final String option, final String text, final String plainUnit,
+        final String examples)
     {
         if (text.matches("\\d{1,9}"))
         {
-            return text + "s";
+            return text + plainUnit;
         }
         try
         {
@@ -205,7 +217,7 @@ final class RunCommand implements Callable<Integer>
         }
         catch (final ConfigException ex)
         {
-            throw new UsageException("--duration '" + text + "': not a duration, e.g. 10s, 90s or 2m");
+            throw new UsageException(option + " '" + text + "': not a duration, e.g. " + examples);
         }
     }
 

@@ -388,13 +388,17 @@ final class RunScenario
 
     /**
      * The live line, once a second: progress to the end, replies/s, the interval's RTT percentiles, the drops by
-     * reason, the bypass share, the mean bulk and packets/s per TX queue of each port, in the order a narrow terminal
-     * gives them up from the end.
+     * reason, with busy polling the share of the interval's received frames the sockets took by busy polling, the
+     * bypass share, the mean bulk and packets/s per TX queue of each port, in the order a narrow terminal gives them
+     * up from the end.
      */
     private final class LiveView
     {
         private final Pipeline pipeline;
         private final long[][] previous;
+        private final boolean busyPolling;
+        private long lastRxPackets;
+        private long lastBusyPolled;
         /** Replies (on loop) or datagrams delivered (serving a link) at the last line. */
         private long lastCount;
         private long lastNanos;
@@ -402,6 +406,7 @@ final class RunScenario
         LiveView(final Pipeline pipeline)
         {
             this.pipeline = pipeline;
+            busyPolling = pipeline.config().busyPoll().enabled();
             previous = new long[pipeline.portCount()][];
             for (int p = 0; p < previous.length; p++)
             {
@@ -435,6 +440,10 @@ final class RunScenario
                 lastCount = replies;
             }
             segments.add("drops " + drops());
+            if (busyPolling)
+            {
+                segments.add(busyPollShare());
+            }
             segments.add(String.format(Locale.ROOT, "bypass %3.0f%%", 100.0 * RunSummary.bypassShare(pipeline)));
             segments.add(String.format(Locale.ROOT, "bulk %4.1f", RunSummary.meanBulk(pipeline)));
             for (int p = 0; p < previous.length; p++)
@@ -449,6 +458,18 @@ final class RunScenario
                 segments.add(queues.toString());
             }
             return segments;
+        }
+
+        /** {@code busy-poll 63% of rx}: the frames received since the last line that busy-polling sockets took. */
+        private String busyPollShare()
+        {
+            final long rxPackets = RunSummary.sum(pipeline, CounterType.RX_PACKETS);
+            final long busyPolled = RunSummary.sum(pipeline, CounterType.BUSY_POLL_PACKETS);
+            final long received = rxPackets - lastRxPackets;
+            final double share = received > 0 ? 100.0 * (busyPolled - lastBusyPolled) / received : 0;
+            lastRxPackets = rxPackets;
+            lastBusyPolled = busyPolled;
+            return String.format(Locale.ROOT, "busy-poll %3.0f%% of rx", Math.min(100, share));
         }
 
         /** {@code 0}, or each reason that counted, e.g. {@code rx_drop_socket_ring_full=12}. */

@@ -1,6 +1,7 @@
 package io.xmit.deploy;
 
 import com.typesafe.config.ConfigFactory;
+import io.xmit.actors.BusyPoll;
 import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.XpsPreset;
 
@@ -13,6 +14,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -148,6 +150,9 @@ class RunCommandTest
                 "run.flow=3"},
             new String[] {"xmit.run.duration = \"500ms\" is not in 1s..1d", "--duration", "500ms"},
             new String[] {"--duration 'soon': not a duration", "--duration", "soon"},
+            new String[] {"--busy-poll 'soon': not a duration, e.g. 50us or plain µs", "--busy-poll", "soon"},
+            new String[] {"xmit.busy-poll = 2s is not in 0s..1s", "--set", "busy-poll=2s"},
+            new String[] {"xmit.busy-poll-budget = 0 is not in 1..1024", "--set", "busy-poll-budget=0"},
             new String[] {"--xps = 'sideways' is not an XPS preset", "--xps", "sideways"},
             new String[] {"--config '" + dir.resolve("none.conf") + "': no such file", "--config",
                 dir.resolve("none.conf").toString()},
@@ -232,6 +237,25 @@ class RunCommandTest
         assertEquals(List.of("xmit.cpus = 3 is more than the 2 processors here: the pipeline's actors will share " +
             "them, so its figures will not be those of 3 CPUs"), settings.warnings(2));
         assertEquals(List.of(), settings.warnings(3));
+    }
+
+    /** kernel-semantics §9: the option counts plain µs, as the kernel's busy_read does; --set takes a duration. */
+    @Test
+    void busyPollingIsSetByItsOptionOrItsKeysAndTheLiveLineShowsItsShare()
+    {
+        assertEquals(Duration.ZERO, Settings.load(null, List.of()).pipeline().busyPoll().time(), "off by default");
+        final BusyPoll set = Settings.load(null, List.of("busy-poll=50us", "busy-poll-budget=16",
+            "prefer-busy-poll=on")).pipeline().busyPoll();
+        assertEquals(new BusyPoll(Duration.ofNanos(50_000), 16, true), set);
+
+        final Result result = xmit("run", "--duration", "2s", "--rate", "2000", "--flows", "8", "--busy-poll", "50");
+        assertEquals(Main.EXIT_OK, result.code(), result.err());
+        final List<String> live = result.out().lines().filter(line -> line.startsWith("[")).toList();
+        assertTrue(!live.isEmpty() && live.stream().allMatch(line -> line.matches(".* busy-poll +\\d+% of rx .*")),
+            result.out());
+        assertTrue(xmit("run", "--duration", "1s", "--rate", "1000", "--flows", "4").out().lines()
+            .filter(line -> line.startsWith("[")).noneMatch(line -> line.contains("busy-poll")),
+            "without busy polling the live line does not show it");
     }
 
     @Test

@@ -36,6 +36,12 @@ public enum ConfigKey
     /** Checked in nanoseconds, as the configuration holds it. */
     SPIN_TIME("spin-time", 0, 1_000_000_000L, "ns is not in 0..1 s"),
     SOCKET_SPIN_POLLS("socket-spin-polls", 0, 1 << 24),
+    /** kernel-semantics §9; the kernel's {@code net.core.busy_read} and {@code SO_BUSY_POLL} (µs); 0 turns it off. */
+    BUSY_POLL("busy-poll", Duration.ZERO, Duration.ofSeconds(1)),
+    /** The kernel's {@code BUSY_POLL_BUDGET} (8) and {@code SO_BUSY_POLL_BUDGET}. */
+    BUSY_POLL_BUDGET("busy-poll-budget", 1, 1024),
+    /** The kernel's {@code SO_PREFER_BUSY_POLL}. */
+    PREFER_BUSY_POLL("prefer-busy-poll"),
     /** At most the device's ring size. */
     RX_BURST("rx.burst", 1, Long.MAX_VALUE),
     RINGS_QDISC_TERM_LENGTH("rings.qdisc-term-length"),

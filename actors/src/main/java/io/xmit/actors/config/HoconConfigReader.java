@@ -8,6 +8,7 @@ import com.typesafe.config.ConfigObject;
 import com.typesafe.config.ConfigUtil;
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
+import io.xmit.actors.BusyPoll;
 import io.xmit.actors.OverflowPolicy;
 import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.PortAddress;
@@ -98,6 +99,7 @@ public final class HoconConfigReader
         integer(config, SPIN_POLLS).ifPresent(builder::spinPolls);
         duration(config, SPIN_TIME).map(Duration::toNanos).ifPresent(builder::spinNanos);
         integer(config, SOCKET_SPIN_POLLS).ifPresent(builder::socketSpinPolls);
+        builder.busyPoll(busyPoll(config, defaults.busyPoll()));
         integer(config, RX_BURST).ifPresent(builder::rxBurst);
         bytes(config, RINGS_QDISC_TERM_LENGTH).ifPresent(builder::qdiscRingTerm);
         bytes(config, RINGS_SOCKET_TERM_LENGTH).ifPresent(builder::socketRingTerm);
@@ -255,6 +257,14 @@ public final class HoconConfigReader
         return new TraceConfig(new TraceSelector(sample, filter, socket), text(config, TRACE_FILE).orElse(off.file()),
             bytes(config, TRACE_RING_SIZE).orElse(off.ringSize()),
             integer(config, TRACE_SNAP_LENGTH).orElse(off.snapLength()));
+    }
+
+    /** {@code xmit.busy-poll}, {@code busy-poll-budget} and {@code prefer-busy-poll}, over the defaults. */
+    private static BusyPoll busyPoll(final Config config, final BusyPoll defaults)
+    {
+        return new BusyPoll(duration(config, BUSY_POLL).orElse(defaults.time()),
+            integer(config, BUSY_POLL_BUDGET).orElse(defaults.budget()),
+            onOff(config, PREFER_BUSY_POLL).orElse(defaults.prefer()));
     }
 
     /** {@code xmit.cores}: a list of whole numbers, or empty when absent. */

@@ -33,7 +33,11 @@ public final class CpuExecutorConfigurator extends ExecutorServiceConfigurator
     public ExecutorServiceFactory createExecutorServiceFactory(final String id, final ThreadFactory threadFactory)
     {
         // The run queue holds every mailbox of the CPU at once, since a mailbox is scheduled at most once at a time.
-        return () -> new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new CpuRunQueue(MAX_ACTORS),
-            task -> new CpuThread(task, id, cpu, core));
+        return () ->
+        {
+            final CpuRunQueue runQueue = new CpuRunQueue(MAX_ACTORS);
+            return new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, runQueue,
+                task -> new CpuThread(task, id, cpu, core, runQueue));
+        };
     }
 }

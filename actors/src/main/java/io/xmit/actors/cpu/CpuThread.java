@@ -13,13 +13,15 @@ public final class CpuThread extends Thread
 
     private final int cpu;
     private final int core;
+    private final CpuRunQueue runQueue;
     private volatile CpuAffinity.Result pinning;
 
-    CpuThread(final Runnable task, final String name, final int cpu, final int core)
+    CpuThread(final Runnable task, final String name, final int cpu, final int core, final CpuRunQueue runQueue)
     {
         super(task, name);
         this.cpu = cpu;
         this.core = core;
+        this.runQueue = runQueue;
         setDaemon(true);
     }
 
@@ -27,6 +29,15 @@ public final class CpuThread extends Thread
     public static int currentCpu()
     {
         return Thread.currentThread() instanceof CpuThread thread ? thread.cpu : NO_CPU;
+    }
+
+    /**
+     * Whether other actors of the calling thread's CPU wait for it (the kernel's {@code need_resched}): a loop that
+     * holds the thread, such as a socket's busy poll (kernel-semantics §9.2), ends then. False off the CPUs.
+     */
+    public static boolean othersWaiting()
+    {
+        return Thread.currentThread() instanceof CpuThread thread && !thread.runQueue.isEmpty();
     }
 
     public int cpu()

@@ -128,7 +128,16 @@ public enum CounterType
     /** Per RX queue, the device's own count (mirrored): frames that found the RX ring full. */
     NIC_RX_MISSED(1701, "nic_rx_missed", false),
     /** Per RX queue, the device's own count (mirrored): frames removed by fault injection. */
-    NIC_RX_DROPPED(1702, "nic_rx_dropped", false);
+    NIC_RX_DROPPED(1702, "nic_rx_dropped", false),
+
+    /** Per RX queue (its channel): loops of sockets busy-polling it (kernel-semantics §9.2). */
+    BUSY_POLL_LOOPS(1800, "busy_poll_loops", false),
+    /** Per RX queue: polls a busy-polling socket made of it, each up to the busy-poll budget. */
+    BUSY_POLL_POLLS(1801, "busy_poll_polls", false),
+    /** Per RX queue: frames the busy pollers took and handed on (a share of {@code rx_packets}). */
+    BUSY_POLL_PACKETS(1802, "busy_poll_packets", false),
+    /** Per RX queue: channels handed back by busy pollers, with the interrupt armed or, preferring busy polling, off. */
+    BUSY_POLL_HANDBACKS(1803, "busy_poll_handbacks", false);
 
     private final int typeId;
     private final String label;

@@ -16,8 +16,8 @@ class ConfigKeyTest
     {
         assertEquals(List.of("name", "device", "cpus", "cores", "dispatcher-throughput", "qdisc.quota",
             "qdisc.bulk-limit", "qdisc.band-limit", "qdisc.overflow", "qdisc.bypass", "qdisc.sender-bypass", "spin-polls",
-            "spin-time",
-            "socket-spin-polls", "rx.burst", "rings.qdisc-term-length", "rings.socket-term-length", "ports",
+            "spin-time", "socket-spin-polls", "busy-poll", "busy-poll-budget", "prefer-busy-poll", "rx.burst",
+            "rings.qdisc-term-length", "rings.socket-term-length", "ports",
             "xps.preset", "xps.maps", "txq-reselection", "counters.directory", "tx-watchdog.timeout", "stop.deadline", "trace.sample",
             "trace.flow", "trace.socket", "trace.file", "trace.ring-size", "trace.snap-length"), ConfigKey.keys());
         assertEquals(List.of("mac", "ipv4", "ipv6", "peer-mac", "prefix", "gateway", "arp", "icmp"),

@@ -262,8 +262,8 @@ class HoconConfigReaderTest
     void anUnknownKeyIsRefusedNamingItAndItsNeighbours()
     {
         assertEquals("xmit.cpu = 2 is not a known key; xmit knows name, device, cpus, cores, dispatcher-throughput, " +
-            "qdisc, spin-polls, spin-time, socket-spin-polls, rx, rings, ports, xps, txq-reselection, counters, " +
-            "tx-watchdog, stop, trace",
+            "qdisc, spin-polls, spin-time, socket-spin-polls, busy-poll, busy-poll-budget, prefer-busy-poll, rx, rings, " +
+            "ports, xps, txq-reselection, counters, tx-watchdog, stop, trace",
             refused("xmit.cpu = 2"));
         assertEquals("xmit.qdisc.quotum = 32 is not a known key; xmit.qdisc knows quota, bulk-limit, band-limit, " +
             "overflow, bypass, sender-bypass", refused("xmit.qdisc.quotum = 32"));

@@ -10,6 +10,7 @@ import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.PortAddress;
 import io.xmit.actors.cpu.Cpus;
 import io.xmit.actors.cpu.PipelineMailbox;
+import io.xmit.actors.internal.channel.Channel;
 import io.xmit.actors.internal.host.HostActor;
 import io.xmit.actors.internal.host.HostEngine;
 import io.xmit.actors.internal.host.HostPath;
@@ -59,9 +60,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Builds a pipeline from its configuration: the counters file, the device, the rings, the XPS maps file and the
- * tracer, the CPUs, and per port its context and mapping actor, per TX queue its qdisc and completion actors, its
- * host, its watchdog, per RX queue its actor. Placement: RX queue i and TX queue i of every port run on CPU
- * {@code i mod cpus}, a port's host on CPU 0. If anything fails, whatever was already made is released.
+ * tracer, the CPUs, and per port its context and mapping actor, per TX queue its qdisc actor, its host, its watchdog,
+ * per channel (RX queue i and TX queue i's completions, kernel-semantics §9.1) its run token and the RX queue and
+ * completion actors that own it. Placement: RX queue i and TX queue i of every port run on CPU {@code i mod cpus}, a
+ * port's host on CPU 0. If anything fails, whatever was already made is released.
  */
 public final class PipelineAssembly
 {
@@ -80,6 +82,9 @@ public final class PipelineAssembly
     private Props[] cpus;
     private ActorRef<PipelineGuardian.Command> guardian;
     private StageEngines engines;
+    /** Per port and TX queue, the completion actor's doorbell and wake-up, for its channel. */
+    private RingDoorbell[][] completionDoorbells;
+    private ActorWake<PollingActor.Poll>[][] completionWakes;
 
     private PipelineAssembly(final ActorSystem<?> system, final PipelineConfig config)
     {
@@ -171,6 +176,8 @@ public final class PipelineAssembly
         final Jiffies jiffies = new Jiffies();
         spawn("jiffies", JiffiesTicker.create(jiffies), Props.empty());
         engines = StageEngines.forPorts(portCount);
+        completionDoorbells = new RingDoorbell[portCount][];
+        completionWakes = new ActorWake[portCount][];
         final PortContext[] ports = new PortContext[portCount];
         final AtomicCounter[] retiredSent = new AtomicCounter[portCount];
         final AtomicCounter[] retiredDelivered = new AtomicCounter[portCount];
@@ -199,7 +206,7 @@ public final class PipelineAssembly
             {
                 hostActor(ports[p], host, driver.txQueueCount());
             }
-            rxDoorbells[p] = rxQueues(p, driver, host.path());
+            rxDoorbells[p] = channels(p, driver, host.path());
             interrupts[p] = counters.allocate(CounterType.RX_INTERRUPTS, CounterScope.port(p));
         }
         device.startInterrupts((port, queue) ->
@@ -270,6 +277,8 @@ public final class PipelineAssembly
         final ActorRef<QdiscActor.Command>[] qdiscs = new ActorRef[txCount];
         engines.qdiscs()[port] = new QdiscRunner[txCount];
         engines.txqs()[port] = new TxQueueEngine[txCount];
+        completionDoorbells[port] = new RingDoorbell[txCount];
+        completionWakes[port] = new ActorWake[txCount];
         final TxQueueState[] states = new TxQueueState[txCount];
         for (int q = 0; q < txCount; q++)
         {
@@ -298,12 +307,12 @@ public final class PipelineAssembly
                 config.qdiscSenderBypass(), qdiscRestarts, counters.allocate(CounterType.QDISC_SENDER_RUNS, scope));
             engines.qdiscs()[port][q] = runner;
             engines.txqs()[port][q] = txq;
+            completionDoorbells[port][q] = txqDoorbell;
+            completionWakes[port][q] = txqWake;
             final Props on = cpus[q % cpus.length];
             qdiscs[q] = (ActorRef<QdiscActor.Command>)spawn("qdisc-" + port + "-" + q,
                 QdiscActor.create(runner, txq, dutyCycle(qdiscDoorbell, runner::poll), txRings.wakes()[q],
                     qdiscRestarts), on);
-            spawn("txq-" + port + "-" + q, PollingActor.create(dutyCycle(txqDoorbell, txq::poll), txqWake,
-                txq::recover, counters.allocate(CounterType.STAGE_RESTARTS, scope.withStage(Stage.TXQ))), on);
         }
         spawn("watchdog-" + port, TxWatchdog.create(port, states, engines.txqs()[port], config.txWatchdogTimeout(),
             deviceRx), Props.empty());
@@ -322,23 +331,46 @@ public final class PipelineAssembly
             cpus[0]);
     }
 
-    /** Per RX queue its engine and actor; returns the doorbells the device's interrupts ring. */
-    private RingDoorbell[] rxQueues(final int port, final NicDriver driver, final HostPath host)
+    /**
+     * Per channel (kernel-semantics §9.1): RX queue q's engine, the channel over it and TX queue q's completion engine,
+     * and the two actors that own it, on CPU {@code q mod cpus}; a TX queue without an RX queue of its number gets a
+     * channel of completions only. Returns the RX queues' doorbells, which the device's interrupts ring.
+     */
+    private RingDoorbell[] channels(final int port, final NicDriver driver, final HostPath host)
     {
         final int rxCount = driver.rxQueueCount();
+        final int txCount = driver.txQueueCount();
         final RingDoorbell[] doorbells = new RingDoorbell[rxCount];
         engines.rxqs()[port] = new RxQueueEngine[rxCount];
-        for (int q = 0; q < rxCount; q++)
+        engines.channels()[port] = new Channel[Math.max(rxCount, txCount)];
+        for (int q = 0; q < engines.channels()[port].length; q++)
         {
-            final ActorWake<PollingActor.Poll> wake = new ActorWake<>(PollingActor.Poll.INSTANCE);
-            doorbells[q] = new RingDoorbell(wake);
-            final RxQueueEngine rx = new RxQueueEngine(port, q, driver, sockets, doorbells[q], config.rxBurst(),
-                counters, host);
-            rx.trace(tracer.point(port, q));
-            engines.rxqs()[port][q] = rx;
-            spawn("rxq-" + port + "-" + q, PollingActor.create(dutyCycle(doorbells[q], rx::poll), wake, rx::recover,
-                counters.allocate(CounterType.STAGE_RESTARTS, CounterScope.rxq(port, q).withStage(Stage.RXQ))),
-                cpus[q % cpus.length]);
+            final ActorWake<PollingActor.Poll> wake = q < rxCount ? new ActorWake<>(PollingActor.Poll.INSTANCE) : null;
+            RxQueueEngine rx = null;
+            if (null != wake)
+            {
+                doorbells[q] = new RingDoorbell(wake);
+                rx = new RxQueueEngine(port, q, driver, sockets, doorbells[q], config.rxBurst(), counters, host);
+                rx.trace(tracer.point(port, q));
+                engines.rxqs()[port][q] = rx;
+            }
+            final boolean completes = q < txCount;
+            final Channel channel = new Channel(port, q, driver, rx, q < rxCount ? doorbells[q] : null,
+                completes ? engines.txqs()[port][q] : null, completes ? completionDoorbells[port][q] : null, counters);
+            engines.channels()[port][q] = channel;
+            final Props on = cpus[q % cpus.length];
+            if (null != rx)
+            {
+                spawn("rxq-" + port + "-" + q, PollingActor.create(dutyCycle(doorbells[q], channel::pollRx), wake,
+                    channel::recoverRx, counters.allocate(CounterType.STAGE_RESTARTS,
+                    CounterScope.rxq(port, q).withStage(Stage.RXQ))), on);
+            }
+            if (completes)
+            {
+                spawn("txq-" + port + "-" + q, PollingActor.create(dutyCycle(completionDoorbells[port][q],
+                    channel::pollCompletions), completionWakes[port][q], channel::recoverCompletions,
+                    counters.allocate(CounterType.STAGE_RESTARTS, CounterScope.txq(port, q).withStage(Stage.TXQ))), on);
+            }
         }
         return doorbells;
     }

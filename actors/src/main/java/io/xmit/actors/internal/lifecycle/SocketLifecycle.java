@@ -2,12 +2,14 @@ package io.xmit.actors.internal.lifecycle;
 
 import akka.actor.typed.ActorRef;
 import akka.actor.typed.javadsl.AskPattern;
+import io.xmit.actors.BusyPoll;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.PortAddress;
 import io.xmit.actors.RemoteMember;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.config.ConfigValues;
+import io.xmit.actors.internal.socket.BusyPoller;
 import io.xmit.actors.internal.socket.SocketReceiver;
 import io.xmit.actors.internal.socket.UdpSocketImpl;
 import io.xmit.actors.internal.stage.ActorWake;
@@ -126,8 +128,10 @@ public final class SocketLifecycle
                 }
                 throw ex;
             }
+            final BusyPoll busyPoll = null != options.busyPoll() ? options.busyPoll() : config.busyPoll();
             final SocketReceiver receiver = new SocketReceiver(socket, options.handler(), options.target(),
-                config.rxBurst(), counters);
+                config.rxBurst(), counters, busyPoll.enabled() ? new BusyPoller(parts.engines().channels()[port.port()],
+                busyPoll, publication, subscription) : null);
             final ActorRef<?> actor;
             try
             {
@@ -372,6 +376,8 @@ public final class SocketLifecycle
             ControlCalls.await(AskPattern.ask(parts.guardian(),
                 (ActorRef<Boolean> replyTo) -> new PipelineGuardian.StopChild(closing.actor(), replyTo),
                 ControlCalls.TIMEOUT, parts.system().scheduler()), "stopping socket " + socket.id());
+            // A socket stopped while a failed busy-poll loop held its channel (its restart had not come yet).
+            closing.receiver().stopBusyPolling();
             // Closed first, so no RX queue puts a frame into the ring after its leftovers are counted.
             socket.receiveRing().close();
             parts.closedDrops()[socket.port()].getAndAddRelease(closing.receiver().dropLeftovers());

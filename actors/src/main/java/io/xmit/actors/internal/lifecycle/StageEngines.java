@@ -1,6 +1,7 @@
 package io.xmit.actors.internal.lifecycle;
 
 import io.xmit.actors.Stage;
+import io.xmit.actors.internal.channel.Channel;
 import io.xmit.actors.internal.host.HostEngine;
 import io.xmit.actors.internal.qdisc.QdiscRunner;
 import io.xmit.actors.internal.rxq.RxQueueEngine;
@@ -13,15 +14,17 @@ import java.util.List;
 /**
  * The engines of a pipeline's packet stages by port and queue, for fault injection, the books and the last step of a
  * stop; {@code hosts[p]} is null for a port without host basics. A qdisc's entry is its runner, which runs and
- * recovers the engine under the qdisc's run token. Sockets' receivers are kept by
- * {@link SocketLifecycle}, since sockets come and go.
+ * recovers the engine under the qdisc's run token; {@code channels[p][q]} is RX queue q and TX queue q's completions
+ * under one run token (kernel-semantics §9.1). Sockets' receivers are kept by {@link SocketLifecycle}, since sockets
+ * come and go.
  */
-public record StageEngines(QdiscRunner[][] qdiscs, TxQueueEngine[][] txqs, RxQueueEngine[][] rxqs, HostEngine[] hosts)
+public record StageEngines(QdiscRunner[][] qdiscs, TxQueueEngine[][] txqs, RxQueueEngine[][] rxqs, HostEngine[] hosts,
+    Channel[][] channels)
 {
     static StageEngines forPorts(final int ports)
     {
         return new StageEngines(new QdiscRunner[ports][], new TxQueueEngine[ports][], new RxQueueEngine[ports][],
-            new HostEngine[ports]);
+            new HostEngine[ports], new Channel[ports][]);
     }
 
     /**

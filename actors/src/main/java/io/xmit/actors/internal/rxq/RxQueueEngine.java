@@ -103,19 +103,34 @@ public final class RxQueueEngine implements StageEngine
     }
 
     /**
-     * Takes a burst from the shim, or goes on with the one a failure interrupted, and delivers it.
+     * The actor's poll: takes a burst from the shim, or goes on with the one a failure (or a busy poller's budget)
+     * left, and delivers it; the poll made while the duty cycle goes idle arms the interrupt first.
      *
-     * @return frames taken from the shim (each delivered or counted as dropped).
+     * @return frames handled (each delivered or counted as dropped).
      */
     @Override
     public int poll()
     {
+        // napi_complete: going idle, so interrupts back on before the last look.
+        return poll(burst.capacity(), RingDoorbell.RUNNING != doorbell.state());
+    }
+
+    /**
+     * One poll of at most {@code budget} frames (a busy poller's {@code BUSY_POLL_BUDGET}, kernel-semantics §9.3): what
+     * is left of a burst first, then a new burst from the shim; frames past the budget stay in the burst for the next
+     * poll, whoever makes it.
+     *
+     * @param arm arm the queue's interrupt before reading the shim (the last look before going idle, or a busy
+     *            poller's hand-back, §9.4).
+     * @return frames handled (each delivered or counted as dropped).
+     */
+    public int poll(final int budget, final boolean arm)
+    {
         crash.load();
         if (0 == burstCount)
         {
-            if (RingDoorbell.RUNNING != doorbell.state())
+            if (arm)
             {
-                // napi_complete: going idle, so interrupts back on before the last look.
                 driver.armRx(rxq, true);
             }
             polls.incrementRelease();
@@ -135,7 +150,9 @@ public final class RxQueueEngine implements StageEngine
         }
         // The burst stays in the shim's buffers until it is released, so a delivery that fails part-way (a restart)
         // goes on at the frame after the one that failed: none is delivered twice, none skipped uncounted.
-        while (next < burstCount)
+        final int first = next;
+        final int end = Math.min(burstCount, next + budget);
+        while (next < end)
         {
             final int index = next++;
             burst.wrapFrame(index, frame);
@@ -145,11 +162,21 @@ public final class RxQueueEngine implements StageEngine
             inFrame = false;
             crash.point("after delivering a frame of an RX burst");
         }
-        final int count = burstCount;
-        burstCount = 0;
-        driver.rxRelease(rxq, count);
-        rxBytes.getAndAddRelease(burstBytes);
-        return count;
+        final int handled = next - first;
+        if (next == burstCount)
+        {
+            final int count = burstCount;
+            burstCount = 0;
+            driver.rxRelease(rxq, count);
+            rxBytes.getAndAddRelease(burstBytes);
+        }
+        return handled;
+    }
+
+    /** Whether a burst is taken and not all handled: the next poll goes on with it before it reads the shim. */
+    public boolean inBurst()
+    {
+        return burstCount > 0;
     }
 
     /**

@@ -27,7 +27,9 @@ import java.util.List;
 /**
  * The receive side of one socket, run by its actor on the socket's CPU: drains the socket's ring and hands each
  * datagram to the application, either to a {@link DatagramHandler} in place (no copy, no allocation) or, copied, in
- * one {@link Datagrams} message per poll to an application actor.
+ * one {@link Datagrams} message per poll to an application actor. With busy polling (a {@link BusyPoller}), a poll
+ * that finds the ring empty polls the channel of the socket's last datagram before it gives up (kernel-semantics
+ * §9.2).
  */
 public final class SocketReceiver implements StageEngine
 {
@@ -49,15 +51,19 @@ public final class SocketReceiver implements StageEngine
     private final AtomicCounter handlerFailed;
     private List<Datagram> pending;
     private final CrashSwitch crash;
+    private final BusyPoller busyPoller;
 
+    /** @param busyPoller the socket's busy polling, or null without. */
     public SocketReceiver(
         final UdpSocketImpl socket,
         final DatagramHandler handler,
         final ActorRef<Datagrams> target,
         final int pollLimit,
-        final CountersFile counters)
+        final CountersFile counters,
+        final BusyPoller busyPoller)
     {
         this.socket = socket;
+        this.busyPoller = busyPoller;
         this.ring = socket.receiveSubscription();
         this.handler = handler;
         this.target = target;
@@ -80,19 +86,47 @@ public final class SocketReceiver implements StageEngine
     public int poll()
     {
         crash.load();
-        final int frames = ring.poll(onFrame, pollLimit);
+        int frames = ring.poll(onFrame, pollLimit);
+        if (null != busyPoller)
+        {
+            if (0 == frames)
+            {
+                if (busyPoller.loop())
+                {
+                    frames = ring.poll(onFrame, pollLimit);
+                }
+            }
+            else
+            {
+                busyPoller.endDeferral();
+            }
+        }
         flushPending();
         return frames;
     }
 
     /**
      * After a failure in a turn (a supervisor restart): the ring counts a frame as consumed once its handler has run
-     * (or thrown), so nothing is delivered twice; datagrams already batched for the application actor are sent.
+     * (or thrown), so nothing is delivered twice; datagrams already batched for the application actor are sent; a
+     * channel a busy-poll loop held when it failed goes back to its owners.
      */
     @Override
     public void recover()
     {
         flushPending();
+        stopBusyPolling();
+    }
+
+    /**
+     * Once the socket's actor has stopped, or after a failure: a channel its busy polling still holds or deferred is
+     * handed back to the channel's owners (kernel-semantics §9.4), so no frame waits for a socket that is gone.
+     */
+    public void stopBusyPolling()
+    {
+        if (null != busyPoller)
+        {
+            busyPoller.recover();
+        }
     }
 
     @Override
@@ -118,6 +152,10 @@ public final class SocketReceiver implements StageEngine
         if (ParseStatus.OK != parser.parse(buffer, frameOffset, frameLength, parsed))
         {
             throw new IllegalStateException("socket " + socket.id() + ": a frame in its ring does not parse");
+        }
+        if (null != busyPoller)
+        {
+            busyPoller.recordRxQueue(header.rxQueue());
         }
         final long traceId = header.traceId();
         if (RingFrameHeader.NO_TRACE_ID != traceId)

@@ -1,0 +1,279 @@
+package io.xmit.actors.internal.channel;
+
+import io.xmit.actors.internal.rxq.RxQueueEngine;
+import io.xmit.actors.internal.txq.TxQueueEngine;
+import io.xmit.actors.stats.CounterScope;
+import io.xmit.actors.stats.CounterType;
+import io.xmit.actors.stats.CountersFile;
+import io.xmit.transport.nic.NicDriver;
+import io.xmit.transport.ring.RingDoorbell;
+import io.xmit.transport.ring.RunToken;
+
+import org.agrona.concurrent.status.AtomicCounter;
+
+/**
+ * Channel q of a port: RX queue q and the completions of TX queue q, as a NIC's combined channel is one NAPI instance
+ * (kernel-semantics §9.1). One runner at a time runs it, whoever holds its {@link RunToken}: its owners, the RX queue's
+ * actor and the TX queue's completion actor (they share CPU {@code q mod cpus}, so between them the token is never
+ * contended), or a socket busy-polling it on its own thread (§9.2).
+ * <p>
+ * <b>Owners</b> ({@link #pollRx}, {@link #pollCompletions}) take the token with {@link RunToken#tryAcquire()}: one
+ * that loses has marked it MISSED and does nothing this turn; whoever then releases it rings both owners' doorbells
+ * (§9.5), so an owner that went idle meanwhile polls again. A poll that throws keeps the token until its actor's
+ * restart runs {@link #recoverRx} or {@link #recoverCompletions}, so nobody runs the engine between a failure and its
+ * recovery.
+ * <p>
+ * <b>A busy poller</b> takes the token quietly ({@link #tryBusyPoll}): if an owner holds it, that owner is running
+ * and delivers what the poller waits for. It polls with its budget ({@link #busyPoll}), then {@link #handBack}s the
+ * channel: with its interrupt armed and one last look (§9.4), or, preferring busy polling, with the interrupt left off
+ * for its next loop ({@link #endDeferral} takes that back). A busy poller that failed or stopped while holding the
+ * token {@link #abandon}s it.
+ * <p>
+ * Completions-only channels (a TX queue with no RX queue of its number) have no RX side and are never busy-polled.
+ */
+public final class Channel
+{
+    private final int index;
+    private final RunToken token = new RunToken();
+    private final NicDriver driver;
+    private final RxQueueEngine rx;
+    private final RingDoorbell rxDoorbell;
+    private final TxQueueEngine completions;
+    private final RingDoorbell completionsDoorbell;
+    private final AtomicCounter loops;
+    private final AtomicCounter polls;
+    private final AtomicCounter packets;
+    private final AtomicCounter handBacks;
+    /** The RX queue's actor holds the token (a failure left it so); its thread only. */
+    private boolean rxHolds;
+    /** The completion actor holds the token (a failure left it so); its thread only. */
+    private boolean completionsHolds;
+
+    /**
+     * @param rx                  RX queue {@code index}'s engine and its actor's doorbell, or nulls for a channel of
+     *                            completions only.
+     * @param completions         TX queue {@code index}'s completion engine and its actor's doorbell, or nulls.
+     */
+    public Channel(final int port, final int index, final NicDriver driver, final RxQueueEngine rx,
+        final RingDoorbell rxDoorbell, final TxQueueEngine completions, final RingDoorbell completionsDoorbell,
+        final CountersFile counters)
+    {
+        if ((null == rx) != (null == rxDoorbell) || (null == completions) != (null == completionsDoorbell))
+        {
+            throw new IllegalArgumentException("channel " + port + "/" + index + ": an engine needs its doorbell");
+        }
+        this.index = index;
+        this.driver = driver;
+        this.rx = rx;
+        this.rxDoorbell = rxDoorbell;
+        this.completions = completions;
+        this.completionsDoorbell = completionsDoorbell;
+        if (null != rx)
+        {
+            final CounterScope scope = CounterScope.rxq(port, index);
+            loops = counters.allocate(CounterType.BUSY_POLL_LOOPS, scope);
+            polls = counters.allocate(CounterType.BUSY_POLL_POLLS, scope);
+            packets = counters.allocate(CounterType.BUSY_POLL_PACKETS, scope);
+            handBacks = counters.allocate(CounterType.BUSY_POLL_HANDBACKS, scope);
+        }
+        else
+        {
+            loops = null;
+            polls = null;
+            packets = null;
+            handBacks = null;
+        }
+    }
+
+    /** The channel's run token, for tests and diagnostics. */
+    public RunToken token()
+    {
+        return token;
+    }
+
+    /** Whether the channel has an RX queue, so a socket can busy-poll it. */
+    public boolean hasRx()
+    {
+        return null != rx;
+    }
+
+    /**
+     * The RX queue actor's poll (§9.5): the engine's own poll under the token, or nothing if another runner holds it
+     * (it was marked MISSED, so this actor's doorbell is rung when the token comes back).
+     */
+    public int pollRx()
+    {
+        if (!token.tryAcquire())
+        {
+            return 0;
+        }
+        rxHolds = true;
+        final int work = rx.poll();
+        rxHolds = false;
+        release();
+        return work;
+    }
+
+    /** The completion actor's poll (§9.5), as {@link #pollRx} is the RX queue actor's. */
+    public int pollCompletions()
+    {
+        if (!token.tryAcquire())
+        {
+            return 0;
+        }
+        completionsHolds = true;
+        final int work = completions.poll();
+        completionsHolds = false;
+        release();
+        return work;
+    }
+
+    /** The RX queue actor's restart: if its failed poll left it holding the token, the engine recovers, then lets go. */
+    public void recoverRx()
+    {
+        if (rxHolds)
+        {
+            rx.recover();
+            rxHolds = false;
+            release();
+        }
+    }
+
+    /** The completion actor's restart, as {@link #recoverRx} is the RX queue actor's. */
+    public void recoverCompletions()
+    {
+        if (completionsHolds)
+        {
+            completions.recover();
+            completionsHolds = false;
+            release();
+        }
+    }
+
+    /**
+     * A busy poller's take (§9.2, the kernel's {@code napi_busy_loop} taking {@code SCHED}): quietly, since an owner
+     * that holds the token is running and delivers what the poller waits for. Preferring busy polling, the RX
+     * queue's interrupt goes off while the poller holds the channel (§9.6).
+     *
+     * @return true if the caller now holds the channel and must {@link #handBack} (or {@link #abandon}) it.
+     */
+    public boolean tryBusyPoll(final boolean prefer)
+    {
+        if (!token.tryAcquireQuietly())
+        {
+            return false;
+        }
+        if (prefer)
+        {
+            driver.armRx(index, false);
+        }
+        return true;
+    }
+
+    /** One turn of the loop's start, counted once per loop. */
+    public void countLoop()
+    {
+        loops.incrementRelease();
+    }
+
+    /**
+     * One busy poll, by the token's holder: up to {@code budget} frames of the RX queue, delivered to whichever
+     * sockets they are for, and the TX queue's completions.
+     *
+     * @return the frames the RX queue handled.
+     */
+    public int busyPoll(final int budget)
+    {
+        polls.incrementRelease();
+        final int found = rx.poll(budget, false);
+        if (found > 0)
+        {
+            packets.getAndAddRelease(found);
+        }
+        if (null != completions)
+        {
+            completions.poll();
+        }
+        return found;
+    }
+
+    /**
+     * The busy poller gives the channel back (§9.4, the kernel's {@code busy_poll_stop}). Unless {@code defer}, the
+     * RX queue's interrupt is armed and the queue polled once more, so a frame that landed after the poller's last
+     * look either is in that poll or raises the interrupt; if frames are still waiting (a burst not finished, or a
+     * full budget), the RX queue's actor carries on. With {@code defer} (prefer busy polling, §9.6) the interrupt
+     * stays off and nothing more is polled: the poller comes back at once, or calls {@link #endDeferral}.
+     * Whoever marked the token MISSED meanwhile is rung.
+     */
+    public void handBack(final int budget, final boolean defer)
+    {
+        handBacks.incrementRelease();
+        boolean more = false;
+        if (!defer)
+        {
+            final int found = rx.poll(budget, true);
+            if (found > 0)
+            {
+                packets.getAndAddRelease(found);
+            }
+            more = found == budget || rx.inBurst();
+        }
+        release();
+        if (more)
+        {
+            rxDoorbell.ring();
+        }
+    }
+
+    /**
+     * Ends a deferral (§9.6): the RX queue's actor is rung, and it takes the queue back as after any wake-up, going
+     * idle through its duty cycle (interrupt armed, then one more look). Any thread.
+     */
+    public void endDeferral()
+    {
+        rxDoorbell.ring();
+    }
+
+    /**
+     * A busy poller that failed, or was stopped, while holding the channel (its thread's work is the caller's now):
+     * the step the failure interrupted is finished or undone, the token given back and both owners rung, so they go
+     * on where the poller stopped and arm the interrupt when they go idle. Nothing is stranded.
+     */
+    public void abandon()
+    {
+        rx.recover();
+        if (null != completions)
+        {
+            completions.recover();
+        }
+        token.release();
+        ringOwners();
+    }
+
+    /** Gives the token back; a MISSED mark means an owner was turned away: both are rung (§9.5). */
+    private void release()
+    {
+        if (token.release())
+        {
+            ringOwners();
+        }
+    }
+
+    private void ringOwners()
+    {
+        if (null != rxDoorbell)
+        {
+            rxDoorbell.ring();
+        }
+        if (null != completionsDoorbell)
+        {
+            completionsDoorbell.ring();
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Channel{" + index + ", " + token + "}";
+    }
+}
