@@ -36,11 +36,11 @@ public final class RrBench
         new RrVariant.Setting("xps-rxqs", "xps.preset = rxqs"));
 
     /**
-     * The busy-polling axis: off, as the pipeline's default. Busy polling on is one more setting here, labelled
-     * {@link #BUSY_POLLING} with the pipeline's busy-poll key (e.g. {@code busy-poll = 50us}), and every XPS mode then
-     * runs both ways.
+     * The busy-polling axis: off, as the pipeline's default, and on, every socket busy-polling its channel for up to
+     * 50 µs ({@link #BUSY_POLLING}); every XPS mode runs both ways.
      */
-    public static final List<RrVariant.Setting> POLLING = List.of(new RrVariant.Setting("", ""));
+    public static final List<RrVariant.Setting> POLLING = List.of(new RrVariant.Setting("", ""),
+        new RrVariant.Setting(BUSY_POLLING, "busy-poll = 50us"));
 
     /** Every variant, in the order of the first measured round. */
     public static final List<RrVariant> VARIANTS = RrVariant.product(List.of(XPS_MODES, POLLING));
