@@ -36,11 +36,12 @@ public final class RrBench
         new RrVariant.Setting("xps-rxqs", "xps.preset = rxqs"));
 
     /**
-     * The busy-polling axis: off, as the pipeline's default, and on, every socket busy-polling its channel for up to
-     * 50 µs ({@link #BUSY_POLLING}); every XPS mode runs both ways.
+     * The busy-polling axis: off, as the pipeline's defaults, and the kernel's whole low-latency path on
+     * ({@link #BUSY_POLLING}): every socket busy-polls its channel for up to 50 µs and runs its idle qdisc itself (the
+     * bypass in the sender's context, which the kernel always takes); every XPS mode runs both ways.
      */
     public static final List<RrVariant.Setting> POLLING = List.of(new RrVariant.Setting("", ""),
-        new RrVariant.Setting(BUSY_POLLING, "busy-poll = 50us"));
+        new RrVariant.Setting(BUSY_POLLING, "busy-poll = 50us\nqdisc.sender-bypass = on"));
 
     /** Every variant, in the order of the first measured round. */
     public static final List<RrVariant> VARIANTS = RrVariant.product(List.of(XPS_MODES, POLLING));
