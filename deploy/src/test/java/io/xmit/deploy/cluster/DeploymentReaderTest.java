@@ -106,7 +106,8 @@ class DeploymentReaderTest
             "name, host, port, data-port, roles, devices", nodes(EDGE, APP_1,
                 APP_2.replace("data-port = 40122", "data-port = 40122, data-prot = 40122")));
         assertRefused("xmit.cluster.nodes[0].devices[0].qdisc.bulk-limt = 16 is not a known key; " +
-            "xmit.cluster.nodes[0].devices[0].qdisc knows quota, bulk-limit, band-limit, overflow, bypass",
+            "xmit.cluster.nodes[0].devices[0].qdisc knows quota, bulk-limit, band-limit, overflow, bypass, " +
+            "sender-bypass",
             nodes(EDGE.replace("cpus = 2", "cpus = 2, qdisc.bulk-limt = 16"), APP_1, APP_2));
         assertRefused("xmit.run = {\"rate\":5} is not a known key; in a deployment file xmit holds cluster, and a " +
             "device's pipeline keys go in its entry of xmit.cluster.nodes[].devices", "xmit.run.rate = 5");
