@@ -291,22 +291,33 @@ public final class HoconConfigReader
     /** The list of objects at {@code list}, each holding only the list's fields; empty when absent. */
     private static List<Config> objects(final Config config, final ConfigKey list)
     {
-        if (!config.hasPath(list.path()))
+        return objects(config, list.path(), list.key(), list.fields(), null);
+    }
+
+    /**
+     * The list of objects at {@code path} ({@code key} in messages), each holding only {@code fields}, and under
+     * {@code open} (if not null) keys the caller reads itself; empty when absent.
+     *
+     * @throws IllegalArgumentException naming the key and the value: not a list of objects, or an unknown key.
+     */
+    public static List<Config> objects(final Config config, final String path, final String key,
+        final List<String> fields, final String open)
+    {
+        if (!config.hasPath(path))
         {
             return List.of();
         }
-        final List<String> fields = list.fields();
-        final ConfigValue value = config.getValue(list.path());
+        final ConfigValue value = config.getValue(path);
         if (ConfigValueType.LIST != value.valueType())
         {
-            throw new IllegalArgumentException(list.key() + " = " + ConfigValues.render(value) +
+            throw new IllegalArgumentException(key + " = " + ConfigValues.render(value) +
                 " is not a list of objects {" + String.join(", ", fields) + "}");
         }
         final List<Config> objects = new ArrayList<>();
         final ConfigList entries = (ConfigList)value;
         for (int i = 0; i < entries.size(); i++)
         {
-            final String at = list.key() + "[" + i + "]";
+            final String at = key + "[" + i + "]";
             if (ConfigValueType.OBJECT != entries.get(i).valueType())
             {
                 throw new IllegalArgumentException(at + " = " + ConfigValues.render(entries.get(i)) +
@@ -315,7 +326,7 @@ public final class HoconConfigReader
             final Config entry = ((ConfigObject)entries.get(i)).toConfig();
             for (final Map.Entry<String, ConfigValue> field : entry.entrySet())
             {
-                if (!fields.contains(field.getKey()))
+                if (!fields.contains(field.getKey()) && (null == open || !field.getKey().startsWith(open + ".")))
                 {
                     throw unknownKey(at + ".", ConfigUtil.splitPath(field.getKey()), field.getValue(), fields);
                 }

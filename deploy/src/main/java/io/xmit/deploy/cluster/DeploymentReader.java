@@ -622,42 +622,10 @@ public final class DeploymentReader
         return new SplitBrain(strategy, role, quorum, stableAfter);
     }
 
-    /** The list of objects at {@code list}, each holding only the list's fields; empty when absent. */
+    /** The list of objects at {@code list}, each holding only the list's fields (a node's devices read later). */
     private static List<Config> objects(final Config config, final ClusterKey list)
     {
-        if (!config.hasPath(list.path()))
-        {
-            return List.of();
-        }
-        final List<String> fields = list.fields();
-        final ConfigValue value = config.getValue(list.path());
-        if (ConfigValueType.LIST != value.valueType())
-        {
-            throw new IllegalArgumentException(list.key() + " = " + ConfigValues.render(value) +
-                " is not a list of objects {" + String.join(", ", fields) + "}");
-        }
-        final List<Config> objects = new ArrayList<>();
-        final ConfigList entries = (ConfigList)value;
-        for (int i = 0; i < entries.size(); i++)
-        {
-            final String at = list.key() + "[" + i + "]";
-            if (ConfigValueType.OBJECT != entries.get(i).valueType())
-            {
-                throw new IllegalArgumentException(at + " = " + ConfigValues.render(entries.get(i)) +
-                    " is not an object {" + String.join(", ", fields) + "}");
-            }
-            final Config entry = ((ConfigObject)entries.get(i)).toConfig();
-            for (final Map.Entry<String, ConfigValue> field : entry.entrySet())
-            {
-                if (!fields.contains(field.getKey()) && !field.getKey().startsWith(NODE_DEVICES.path() + "."))
-                {
-                    throw HoconConfigReader.unknownKey(at + ".", ConfigUtil.splitPath(field.getKey()),
-                        field.getValue(), fields);
-                }
-            }
-            objects.add(entry);
-        }
-        return objects;
+        return HoconConfigReader.objects(config, list.path(), list.key(), list.fields(), NODE_DEVICES.path());
     }
 
     private static String name(final Config config, final String path, final String key)

@@ -1,5 +1,8 @@
 package io.xmit.transport.ring;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * Fills the 128 bytes before the state word (two cache lines, for the adjacent-line prefetcher), so that nothing
  * written often shares its lines. Bytes, not longs: the JVM places a subclass's field in any gap its superclasses
@@ -30,6 +33,21 @@ abstract class PaddedStateWord extends PaddedStateLhsPadding
  */
 abstract class PaddedState extends PaddedStateWord
 {
+    /** The state word, for the subclasses' atomic reads, writes and swaps. */
+    static final VarHandle STATE;
+
+    static
+    {
+        try
+        {
+            STATE = MethodHandles.lookup().findVarHandle(PaddedStateWord.class, "state", int.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
     byte
         q000, q001, q002, q003, q004, q005, q006, q007, q008, q009, q010, q011, q012, q013, q014, q015,
         q016, q017, q018, q019, q020, q021, q022, q023, q024, q025, q026, q027, q028, q029, q030, q031,

@@ -1,6 +1,5 @@
 package io.xmit.transport.ring;
 
-import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
@@ -32,20 +31,6 @@ public final class RingDoorbell extends PaddedState
     public static final int IDLE = 1;
     /** A producer has sent the wake-up; its {@code Poll} is queued and no other producer sends one. */
     public static final int SCHEDULED = 2;
-
-    private static final VarHandle STATE;
-
-    static
-    {
-        try
-        {
-            STATE = MethodHandles.lookup().findVarHandle(PaddedStateWord.class, "state", int.class);
-        }
-        catch (final ReflectiveOperationException ex)
-        {
-            throw new ExceptionInInitializerError(ex);
-        }
-    }
 
     private final Runnable wake;
 

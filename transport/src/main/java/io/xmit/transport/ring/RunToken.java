@@ -1,8 +1,5 @@
 package io.xmit.transport.ring;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-
 /**
  * The right to run one single-writer engine (a qdisc, or a channel's RX queue and completions), held by one runner at
  * a time: its actor, which owns it by default, or a thread that borrows it, such as a sender taking the qdisc's bypass
@@ -32,20 +29,6 @@ public final class RunToken extends PaddedState
     public static final int HELD = 1;
     /** One runner holds the engine, and another wanted to run it while it did. */
     public static final int HELD_MISSED = 2;
-
-    private static final VarHandle STATE;
-
-    static
-    {
-        try
-        {
-            STATE = MethodHandles.lookup().findVarHandle(PaddedStateWord.class, "state", int.class);
-        }
-        catch (final ReflectiveOperationException ex)
-        {
-            throw new ExceptionInInitializerError(ex);
-        }
-    }
 
     /**
      * Takes the token if it is free. If not, marks it MISSED (the holder will see to it that the engine runs again)
