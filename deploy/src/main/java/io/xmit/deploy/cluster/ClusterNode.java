@@ -20,6 +20,7 @@ import io.xmit.transport.ring.RingsConfig;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -309,6 +310,31 @@ public final class ClusterNode implements AutoCloseable
             serviceBooks()));
     }
 
+    /**
+     * How many sockets of the services on this edge the cluster is meant to have: per-node N on every node of the
+     * service's role.
+     */
+    public int plannedSockets()
+    {
+        int sockets = 0;
+        for (final Service service : deployment.services())
+        {
+            if (pipelines.containsKey(service.device()))
+            {
+                sockets += service.placement().sockets() *
+                    (int)deployment.nodes().stream().filter(each -> each.has(service.role())).count();
+            }
+        }
+        return sockets;
+    }
+
+    /** The sockets this edge steers to now, over every app node. */
+    public CompletionStage<Integer> steered()
+    {
+        return books().thenApply(books -> books.edge().map(edgeBooks -> edgeBooks.nodes().stream()
+            .mapToInt(EdgeDataPlane.NodeBooks::steered).sum()).orElse(0));
+    }
+
     /** The books taken at the end of the drain, once {@link #leave} has run it; empty before. */
     public Optional<Books> finalBooks()
     {
@@ -367,7 +393,7 @@ public final class ClusterNode implements AutoCloseable
 
         public ServiceBooks
         {
-            drops = Map.copyOf(drops);
+            drops = Collections.unmodifiableMap(new LinkedHashMap<>(drops));
         }
 
         public long dropped()
@@ -403,7 +429,7 @@ public final class ClusterNode implements AutoCloseable
                     "refused %d, tx_node_down %d", node, each.node(), each.live() ? "" : " (gone)",
                 each.published(), each.received(), each.unconfirmed(), each.relayed(), each.rejected(),
                 each.refused(), each.txNodeDown()))));
-            app.ifPresent(books -> lines.add(String.format(Locale.ROOT, "books %s: %d sockets: received %d, " +
+            app.ifPresent(books -> lines.add(String.format(Locale.ROOT, "books %s: sockets %d, received %d, " +
                     "sent %d, back-pressured %d, refused %d, malformed %d, handler failed %d", node, books.sockets(),
                 books.received(), books.sent(), books.backPressured(), books.refused(), books.malformed(),
                 books.handlerFailed())));

@@ -49,6 +49,9 @@ final class NodeRunner
         }
         """);
 
+    /** How often the edge's books are read while the load waits for the sockets. */
+    private static final long STEERED_POLL_MS = 200;
+
     private final Deployment deployment;
     private final Node node;
     private final boolean local;
@@ -111,7 +114,7 @@ final class NodeRunner
         try
         {
             final ClusterNode started = start(system);
-            if (load.rate() > 0)
+            if (load.rate() > 0 && everySocketSteered(started))
             {
                 offered = ClusterLoad.start(started, deployment, load.rate(), load.flows(), load.duration(), out);
             }
@@ -142,6 +145,24 @@ final class NodeRunner
         {
             system.terminate();
         }
+    }
+
+    /**
+     * Waits until the edge steers to every socket the placement plans (so that the load meets a whole service), or
+     * the node is asked to stop.
+     */
+    private boolean everySocketSteered(final ClusterNode started) throws InterruptedException
+    {
+        final int planned = started.plannedSockets();
+        out.printf(Locale.ROOT, "load: waiting until the edge steers to all %d sockets%n", planned);
+        while (started.steered().toCompletableFuture().join() < planned)
+        {
+            if (stopOrGone.await(STEERED_POLL_MS, TimeUnit.MILLISECONDS))
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The node's pipelines, data plane and sockets ({@link ClusterNode}); the sockets' binding printed as it comes. */
