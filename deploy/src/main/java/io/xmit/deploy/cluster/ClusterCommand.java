@@ -105,9 +105,9 @@ public final class ClusterCommand implements Callable<Integer>
     }
 
     @Command(name = "run", description = "run one node of a deployment in this JVM: join the cluster, start the " +
-        "pipelines of its devices, print membership changes",
-        footer = "Ctrl-C or SIGTERM leaves the cluster gracefully within the file's failure.drain-deadline, then " +
-            "exits 0.")
+        "pipelines of its devices and its services' sockets, print membership changes",
+        footer = "Ctrl-C or SIGTERM drains the node's sockets and leaves the cluster gracefully within the file's " +
+            "failure.drain-deadline, prints the node's books, then exits 0.")
     static final class Run implements Callable<Integer>
     {
         @Mixin
