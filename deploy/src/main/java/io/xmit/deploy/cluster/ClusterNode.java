@@ -65,6 +65,7 @@ public final class ClusterNode implements AutoCloseable
     private final ActorRef<AppDataPlane.Command> app;
     private final CompletableFuture<List<String>> ready;
     private final AtomicReference<Books> finalBooks = new AtomicReference<>();
+    private final AtomicReference<Throwable> drainFailure = new AtomicReference<>();
 
     private ClusterNode(final ActorSystem<?> system, final Deployment deployment, final Node node,
         final NetworkRings rings, final Map<String, Pipeline> pipelines, final ActorRef<EdgeDataPlane.Command> edge,
@@ -154,8 +155,10 @@ public final class ClusterNode implements AutoCloseable
                 .anyMatch(service -> pipelines.containsKey(service.device()));
             if (!edgeOfServices && hosted.isEmpty())
             {
-                return new ClusterNode(system, deployment, node, null, pipelines, null, null,
+                final ClusterNode started = new ClusterNode(system, deployment, node, null, pipelines, null, null,
                     CompletableFuture.completedFuture(List.of()));
+                started.drainBeforeLeaving();
+                return started;
             }
             rings = NetworkRings.launch("xmit-" + deployment.name() + "-" + node.name(), ringsConfig(deployment),
                 deployment.dataPlane().streams());
@@ -273,7 +276,11 @@ public final class ClusterNode implements AutoCloseable
             CompletableFuture.completedFuture(Optional.empty()) :
             AskPattern.<AppDataPlane.Command, AppDataPlane.Left>ask(app, AppDataPlane.Leave::new,
                 deployment.failure().drainDeadline(), system.scheduler()).thenApply(Optional::of);
-        return left.thenCompose(drained -> books().thenApply(books ->
+        return left.exceptionally(failure ->
+        {
+            drainFailure.set(failure);
+            return Optional.empty();
+        }).thenCompose(drained -> books().thenApply(books ->
             new Books(books.node(), books.edge(), drained.map(AppDataPlane.Left::books).or(books::app),
                 books.edgeDevices())));
     }
@@ -339,6 +346,12 @@ public final class ClusterNode implements AutoCloseable
     public Optional<Books> finalBooks()
     {
         return Optional.ofNullable(finalBooks.get());
+    }
+
+    /** Why the app node's drain did not finish within the drain deadline, if it did not; its books were taken anyway. */
+    public Optional<Throwable> drainFailure()
+    {
+        return Optional.ofNullable(drainFailure.get());
     }
 
     /** The receive books of each service's port on this edge. */

@@ -26,11 +26,14 @@ import java.util.stream.Collectors;
 
 /**
  * One node of a deployment in this JVM, {@code xmit cluster run}: its ActorSystem made from the node's generated
- * Akka configuration joins the cluster through the seeds; on an edge, a pipeline per device starts in it; membership
- * changes are printed as they come. Ctrl-C or SIGTERM leaves the cluster gracefully (Akka's coordinated shutdown with
- * the cluster-leaving reason: the member goes Leaving, Exiting, Removed, and the pipelines stop in its
- * {@code service-stop} phase) within the file's drain deadline, and the command exits 0. A node the cluster downs or
- * removes without being asked (the split-brain resolver) exits 1.
+ * Akka configuration joins the cluster through the seeds, and the node starts in it ({@link ClusterNode}: on an edge
+ * a pipeline per device and the edge's data plane, on an app node the sockets of its services); with
+ * {@code --load}, an edge offers requests to its service ({@link ClusterLoad}); membership changes are printed as
+ * they come. Ctrl-C or SIGTERM leaves the cluster gracefully (Akka's coordinated shutdown with the cluster-leaving
+ * reason: the sockets drain, the member goes Leaving, Exiting, Removed, and the pipelines stop in its
+ * {@code service-stop} phase) within the file's drain deadline, the node's books are printed, and the command exits
+ * 0. A node the cluster downs or removes without being asked (the split-brain resolver) exits 1, and so does one whose
+ * drain did not finish.
  */
 final class NodeRunner
 {
@@ -238,7 +241,15 @@ final class NodeRunner
                 started.pipelines().get(device.name()).stop(device.pipeline().stopDeadline()).line());
         }
         started.finalBooks().ifPresentOrElse(books -> books.lines().forEach(out::println),
-            () -> err.println("xmit cluster run: node " + node.name() + " took no books: its drain did not finish"));
+            () -> err.println("xmit cluster run: node " + node.name() + " took no books: its drain phase did not " +
+                "complete"));
+        if (started.drainFailure().isPresent())
+        {
+            err.printf(Locale.ROOT, "xmit cluster run: node %s: its sockets' drain did not finish within %s (%s); " +
+                "the books above are as it stopped; exit %d%n", node.name(), ClusterKey.DRAIN_DEADLINE.key(),
+                started.drainFailure().get(), Main.EXIT_FAILED);
+            return Main.EXIT_FAILED;
+        }
         final MembershipLog.Change self = membership.last(node.name());
         if (MembershipLog.Change.EXITED != self && MembershipLog.Change.REMOVED != self)
         {
