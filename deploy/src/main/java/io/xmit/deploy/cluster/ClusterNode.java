@@ -90,6 +90,12 @@ public final class ClusterNode implements AutoCloseable
      */
     public static void check(final Deployment deployment, final ServiceHandlers handlers)
     {
+        checkBuilt(deployment);
+        handlers.resolve(deployment, List.of());
+    }
+
+    private static void checkBuilt(final Deployment deployment)
+    {
         String device = null;
         for (int i = 0; i < deployment.services().size(); i++)
         {
@@ -107,7 +113,6 @@ public final class ClusterNode implements AutoCloseable
             }
             device = service.device();
         }
-        handlers.resolve(deployment, false);
     }
 
     /**
@@ -122,7 +127,7 @@ public final class ClusterNode implements AutoCloseable
         final ServiceHandlers handlers)
     {
         final Node node = deployment.requireNode(nodeName);
-        check(deployment, handlers);
+        checkBuilt(deployment);
         final String expected = node.akkaAddress(deployment.name());
         final String actual = "cluster".equals(system.settings().config().getString("akka.actor.provider")) ?
             Cluster.get(system).selfMember().address().toString() : "not a cluster system";
@@ -132,17 +137,7 @@ public final class ClusterNode implements AutoCloseable
                 "is " + actual + "; create it with Deployment.akkaConfig(node)");
         }
         final List<Service> hosted = deployment.servicesOf(node);
-        final Map<String, Supplier<? extends DatagramHandler>> factories = handlers.resolve(deployment, false);
-        for (final Service service : hosted)
-        {
-            if (!factories.containsKey(service.name()))
-            {
-                throw new IllegalArgumentException(ClusterKey.SERVICE_HANDLER.key(deployment.services()
-                    .indexOf(service)) + ": service " + service.name() + " has no handler, and node " + nodeName +
-                    " hosts its sockets; name a class that implements " + DatagramHandler.class.getName() +
-                    " (or " + ServiceHandlers.ECHO + "), or register one in code");
-            }
-        }
+        final Map<String, Supplier<? extends DatagramHandler>> factories = handlers.resolve(deployment, hosted);
         final Map<String, Pipeline> pipelines = new LinkedHashMap<>();
         NetworkRings rings = null;
         try

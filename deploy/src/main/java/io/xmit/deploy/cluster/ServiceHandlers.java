@@ -5,6 +5,7 @@ import io.xmit.actors.DatagramHandler;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -48,13 +49,14 @@ public final class ServiceHandlers
      * A factory for each of {@code deployment}'s services: the registered one, or the file's handler class, checked
      * by making one instance now.
      *
-     * @param required whether a service with neither is refused (a node that hosts its sockets) or left out.
+     * @param required the services that must have a handler (those whose sockets run here); any other without one is
+     *                 left out.
      * @throws IllegalArgumentException naming the key: a class that is missing, not a {@link DatagramHandler},
      *                                  without a public no-argument constructor, or whose constructor throws; a
      *                                  required service without a handler; a registered name that is no service.
      */
     public Map<String, Supplier<? extends DatagramHandler>> resolve(final Deployment deployment,
-        final boolean required)
+        final List<Service> required)
     {
         for (final String name : registered.keySet())
         {
@@ -78,11 +80,11 @@ public final class ServiceHandlers
             {
                 factories.put(service.name(), load(key, service.handler().get()));
             }
-            else if (required)
+            else if (required.contains(service))
             {
-                throw new IllegalArgumentException(key + ": service " + service.name() + " has no handler; name " +
-                    "a class that implements " + DatagramHandler.class.getName() + " (or " + ECHO + "), or " +
-                    "register one in code");
+                throw new IllegalArgumentException(key + ": service " + service.name() + " has no handler, and " +
+                    "its sockets are to run on this node; name a class that implements " +
+                    DatagramHandler.class.getName() + " (or " + ECHO + "), or register one in code");
             }
         }
         return factories;

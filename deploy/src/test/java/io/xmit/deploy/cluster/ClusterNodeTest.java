@@ -184,8 +184,8 @@ class ClusterNodeTest
             deployment.akkaConfig(deployment.requireNode("app-1")).withFallback(TEST)
                 .withFallback(ConfigFactory.load()));
         systems.add(system);
-        assertEquals("xmit.cluster.services[0].handler: service echo has no handler, and node app-1 hosts its " +
-                "sockets; name a class that implements io.xmit.actors.DatagramHandler (or echo), or register one " +
+        assertEquals("xmit.cluster.services[0].handler: service echo has no handler, and its sockets are to run on " +
+                "this node; name a class that implements io.xmit.actors.DatagramHandler (or echo), or register one " +
                 "in code",
             assertThrows(IllegalArgumentException.class, () -> ClusterNode.start(system, deployment, "app-1",
                 new ServiceHandlers())).getMessage());
