@@ -201,7 +201,8 @@ class ClusterLocalTest
 
     /**
      * Free ports on 127.0.0.1; a small edge (one CPU that never spins, short rings), and failure settings that
-     * tolerate the pauses of a loaded machine.
+     * tolerate the pauses of a loaded machine: with a 10 s heartbeat pause, an app node was once downed during the
+     * load while the whole module's tests ran beside it (load average above 20).
      */
     private String deployment() throws IOException
     {
@@ -219,7 +220,7 @@ class ClusterLocalTest
             "  seed-nodes = [edge-1]\n" +
             "  services = [{ name = echo, bind { device = nic0, port = 0, udp = 7 }, handler = echo, " +
             "placement = \"per-node 1\" }]\n" +
-            "  failure { detector.acceptable-heartbeat-pause = 10s, split-brain.stable-after = 20s, " +
+            "  failure { detector.acceptable-heartbeat-pause = 30s, split-brain.stable-after = 20s, " +
             "drain-deadline = 30s }\n}\n" +
             "akka.remote.artery.advanced.inbound-lanes = 1\n";
     }
