@@ -15,6 +15,7 @@ import picocli.CommandLine.Spec;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -60,12 +61,17 @@ public final class ClusterCommand implements Callable<Integer>
         return Main.EXIT_USAGE;
     }
 
-    /** The deployment in {@code file}, or a usage error naming what is wrong with it. */
+    /**
+     * The deployment in {@code file}, checked for what a node can run (its handler classes too,
+     * {@link ClusterNode#check}), or a usage error naming what is wrong with it.
+     */
     static Deployment read(final Path file)
     {
         try
         {
-            return Deployment.read(file);
+            final Deployment deployment = Deployment.read(file);
+            ClusterNode.check(deployment, new ServiceHandlers());
+            return deployment;
         }
         catch (final IllegalArgumentException ex)
         {
@@ -99,9 +105,9 @@ public final class ClusterCommand implements Callable<Integer>
     }
 
     @Command(name = "run", description = "run one node of a deployment in this JVM: join the cluster, start the " +
-        "pipelines of its devices, print membership changes",
-        footer = "Ctrl-C or SIGTERM leaves the cluster gracefully within the file's failure.drain-deadline, then " +
-            "exits 0.")
+        "pipelines of its devices and its services' sockets, print membership changes",
+        footer = "Ctrl-C or SIGTERM drains the node's sockets and leaves the cluster gracefully within the file's " +
+            "failure.drain-deadline, prints the node's books, then exits 0.")
     static final class Run implements Callable<Integer>
     {
         @Mixin
@@ -116,6 +122,9 @@ public final class ClusterCommand implements Callable<Integer>
         /** Started by {@code xmit cluster local} ({@link NodeRunner}); not for users, so not in the help. */
         @Option(names = "--local", hidden = true)
         private boolean local;
+
+        @Mixin
+        private Load load;
 
         private final PrintStream out;
         private final PrintStream err;
@@ -132,7 +141,7 @@ public final class ClusterCommand implements Callable<Integer>
             final Deployment deployment = read(file);
             final Node self = deployment.node(node).orElseThrow(() -> new UsageException("--node '" + node +
                 "': no such node in " + file + "; its nodes are " + String.join(", ", deployment.nodeNames())));
-            return new NodeRunner(deployment, self, local, out, err).run();
+            return new NodeRunner(deployment, self, local, load.options(deployment, self), out, err).run();
         }
     }
 
@@ -147,6 +156,9 @@ public final class ClusterCommand implements Callable<Integer>
         @Parameters(paramLabel = "FILE", description = "the deployment file; every node's host must be this machine")
         private Path file;
 
+        @Mixin
+        private Load load;
+
         private final PrintStream out;
 
         Local(final PrintStream out)
@@ -157,7 +169,62 @@ public final class ClusterCommand implements Callable<Integer>
         @Override
         public Integer call() throws IOException, InterruptedException
         {
-            return new LocalCluster(read(file), file, out).run();
+            final Deployment deployment = read(file);
+            for (final Node node : deployment.nodes())
+            {
+                if (!node.devices().isEmpty())
+                {
+                    load.options(deployment, node);
+                }
+            }
+            return new LocalCluster(deployment, file, load.arguments(), out).run();
+        }
+    }
+
+    /** {@code --load RATE [--flows N] [--load-for SECONDS]}: load an edge offers to its service. */
+    static final class Load
+    {
+        @Option(names = "--load", paramLabel = "RATE", description = "on an edge whose service is on a loop " +
+            "device: offer RATE requests/s to it from client sockets on the device's other port, print replies/s " +
+            "and RTT once a second and the client's books at the end")
+        private int rate;
+
+        @Option(names = "--flows", paramLabel = "N", defaultValue = "16", description = "client sockets of --load " +
+            "(default ${DEFAULT-VALUE})")
+        private int flows;
+
+        @Option(names = "--load-for", paramLabel = "SECONDS", defaultValue = "0", description = "stop the load " +
+            "after SECONDS and print its books; 0 (default): when the node stops")
+        private int seconds;
+
+        /** The options for {@code node}; @throws UsageException naming the option that does not fit. */
+        NodeRunner.LoadOptions options(final Deployment deployment, final Node node)
+        {
+            if (rate < 0 || flows < 1 || flows > 1024 || seconds < 0)
+            {
+                throw new UsageException("--load " + rate + " --flows " + flows + " --load-for " + seconds + ": " +
+                    "the rate and seconds must be 0 or more, the flows 1..1024");
+            }
+            if (0 == rate)
+            {
+                return NodeRunner.LoadOptions.NONE;
+            }
+            final boolean loopEdge = deployment.services().stream().anyMatch(service -> node.devices().stream()
+                .anyMatch(device -> device.name().equals(service.device()) &&
+                    device.pipeline().device().startsWith("loop") && device.pipeline().ports().size() > 1));
+            if (!loopEdge)
+            {
+                throw new UsageException("--load " + rate + ": node " + node.name() + " is not the edge of a " +
+                    "service on a loop device; load is offered by such an edge, from the device's other port");
+            }
+            return new NodeRunner.LoadOptions(rate, flows, Duration.ofSeconds(seconds));
+        }
+
+        /** The same options for a node's {@code cluster run}, or none. */
+        List<String> arguments()
+        {
+            return 0 == rate ? List.of() : List.of("--load", Integer.toString(rate), "--flows",
+                Integer.toString(flows), "--load-for", Integer.toString(seconds));
         }
     }
 

@@ -31,13 +31,16 @@ final class LocalCluster
 
     private final Deployment deployment;
     private final Path file;
+    private final List<String> load;
     private final PrintStream out;
     private final CountDownLatch stop = new CountDownLatch(1);
 
-    LocalCluster(final Deployment deployment, final Path file, final PrintStream out)
+    /** @param load {@code cluster run}'s load options, for the edge nodes (those with devices). */
+    LocalCluster(final Deployment deployment, final Path file, final List<String> load, final PrintStream out)
     {
         this.deployment = deployment;
         this.file = file;
+        this.load = List.copyOf(load);
         this.out = out;
     }
 
@@ -57,6 +60,10 @@ final class LocalCluster
         }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "cluster", "run",
             "--config", file.toAbsolutePath().toString(), "--node", node.name(), "--local"));
+        if (!node.devices().isEmpty())
+        {
+            command.addAll(load);
+        }
         return command;
     }
 

@@ -54,7 +54,10 @@ public final class NodeAkkaConfig
                 value(ConfigValues.render(failure.heartbeatInterval())))
             .withValue("akka.cluster.failure-detector.acceptable-heartbeat-pause",
                 value(ConfigValues.render(failure.acceptableHeartbeatPause())))
-            .withValue("akka.cluster.sharding.remember-entities", value("off"));
+            .withValue("akka.cluster.sharding.remember-entities", value("off"))
+            // The services' drain (ClusterNode) runs in this phase: it may take the drain deadline.
+            .withValue("akka.coordinated-shutdown.phases.service-requests-done.timeout",
+                value(ConfigValues.render(failure.drainDeadline())));
         final String strategy = sbr + splitBrain.strategy().label() + ".";
         if (splitBrain.role().isPresent())
         {

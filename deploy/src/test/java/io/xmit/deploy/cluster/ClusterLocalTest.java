@@ -22,6 +22,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -29,8 +31,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code xmit cluster local} on a three-node file: three JVMs ({@code -Xmx256m} each) form a real cluster over Artery
- * TCP on 127.0.0.1, the edge with its pipeline; one SIGTERM to the parent stops them one by one, each leaving
- * gracefully, and every JVM exits 0.
+ * TCP on 127.0.0.1, the edge with its pipeline, each app node with a socket of the edge's service {@code echo}; the
+ * edge offers load ({@code --load}) from its loop device's other port, through the app nodes and back; one SIGTERM to
+ * the parent stops them one by one, each draining and leaving gracefully, every JVM exits 0, and the books every
+ * node printed balance exactly.
  */
 class ClusterLocalTest
 {
@@ -41,6 +45,9 @@ class ClusterLocalTest
     private static final Duration ALL_UP = Duration.ofSeconds(240);
     private static final Duration ALL_STOPPED = Duration.ofSeconds(120);
     private static final List<String> NODES = List.of("edge-1", "app-1", "app-2");
+    /** The edge's load: requests/s, for a few seconds, small enough for two shared cores. */
+    private static final int RATE = 200;
+    private static final int LOAD_SECONDS = 3;
 
     @TempDir
     Path dir;
@@ -69,7 +76,8 @@ class ClusterLocalTest
         ManagementFactory.getRuntimeMXBean().getInputArguments().stream().filter(arg -> arg.startsWith("--"))
             .forEach(java::add);
         java.addAll(List.of("-Xmx256m", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-            "cluster", "local", file.toString()));
+            "cluster", "local", file.toString(), "--load", Integer.toString(RATE), "--flows", "8", "--load-for",
+            Integer.toString(LOAD_SECONDS)));
         parent = new ProcessBuilder(java).redirectErrorStream(true).start();
         final List<String> lines = new CopyOnWriteArrayList<>();
         final Thread reader = Thread.ofPlatform().start(() -> readLines(parent, lines));
@@ -86,6 +94,9 @@ class ClusterLocalTest
             () -> String.join("\n", lines), ALL_UP);
         parent.descendants().forEach(children::add);
         assertEquals(3, children.size(), () -> "the children: " + children);
+        // The edge offers its load once it steers to both app nodes' sockets, for LOAD_SECONDS, then its books.
+        Await.until("the load's books", () -> lines.stream().anyMatch(line -> line.startsWith(prefix("edge-1") +
+            "load books: ")), () -> String.join("\n", lines), ALL_UP);
 
         // SIGTERM, as Ctrl-C would be; through the handle, which leaves the pipe of the output open.
         parent.toHandle().destroy();
@@ -110,10 +121,61 @@ class ClusterLocalTest
         }
         assertTrue(lines.stream().anyMatch(line -> line.startsWith(prefix("edge-1") + "device nic0: stop: ")),
             output);
+        assertBooksBalance(lines, output);
         for (final ProcessHandle child : children)
         {
             assertFalse(child.isAlive(), () -> "child " + child.pid() + " still runs");
         }
+    }
+
+    /**
+     * Every request the clients sent was answered, none dropped; what the edge published to each app node is what
+     * that node received and sent, and the edge relayed, with nothing unconfirmed; both nodes served.
+     */
+    private static void assertBooksBalance(final List<String> lines, final String output)
+    {
+        final Matcher load = only(lines, Pattern.compile(Pattern.quote(prefix("edge-1")) + "load books: sent (\\d+) " +
+            "= answered (\\d+) \\+ requests dropped on port 0 (\\d+) \\+ replies dropped on port 1 (\\d+) \\+ " +
+            "unanswered (\\d+); .*"), output);
+        final long sent = Long.parseLong(load.group(1));
+        assertTrue(sent >= RATE, output);
+        assertEquals(List.of(sent, 0L, 0L, 0L), List.of(Long.parseLong(load.group(2)), Long.parseLong(load.group(3)),
+            Long.parseLong(load.group(4)), Long.parseLong(load.group(5))), "answered, dropped, unanswered: " + output);
+        long received = 0;
+        for (final String app : List.of("app-1", "app-2"))
+        {
+            final Matcher books = only(lines, Pattern.compile(Pattern.quote(prefix(app) + "books " + app) +
+                ": sockets 1, received (\\d+), sent (\\d+), back-pressured 0, refused 0, malformed 0, handler " +
+                "failed 0"), output);
+            final long appReceived = Long.parseLong(books.group(1));
+            assertTrue(appReceived > 0, app + " served: " + output);
+            assertEquals(appReceived, Long.parseLong(books.group(2)), app + " sent what it received: " + output);
+            received += appReceived;
+        }
+        assertEquals(sent, received, "what the app nodes received: " + output);
+        final Pattern edgeBooks = Pattern.compile(Pattern.quote(prefix("edge-1") + "books edge-1: app node ") +
+            "\\S+ \\(gone\\): published (\\d+), received (\\d+), unconfirmed 0, relayed (\\d+), rejected 0, " +
+            "refused 0, tx_node_down 0");
+        long published = 0;
+        for (final String line : lines)
+        {
+            final Matcher books = edgeBooks.matcher(line);
+            if (books.matches())
+            {
+                assertEquals(List.of(books.group(1), books.group(1)), List.of(books.group(2), books.group(3)), line);
+                published += Long.parseLong(books.group(1));
+            }
+        }
+        assertEquals(sent, published, "what the edge published to the app nodes: " + output);
+        only(lines, Pattern.compile(Pattern.quote(prefix("edge-1") + "books edge-1: service echo on port 0 of " +
+            "nic0: rx_delivered " + sent + ", rx dropped 0 ") + ".*"), output);
+    }
+
+    private static Matcher only(final List<String> lines, final Pattern pattern, final String output)
+    {
+        final List<Matcher> found = lines.stream().map(pattern::matcher).filter(Matcher::matches).toList();
+        assertEquals(1, found.size(), pattern + " in\n" + output);
+        return found.get(0);
     }
 
     private static String prefix(final String node)
@@ -139,7 +201,8 @@ class ClusterLocalTest
 
     /**
      * Free ports on 127.0.0.1; a small edge (one CPU that never spins, short rings), and failure settings that
-     * tolerate the pauses of a loaded machine.
+     * tolerate the pauses of a loaded machine: with a 10 s heartbeat pause, an app node was once downed during the
+     * load while the whole module's tests ran beside it (load average above 20).
      */
     private String deployment() throws IOException
     {
@@ -155,8 +218,9 @@ class ClusterLocalTest
         Files.createDirectories(dir.resolve("counters"));
         return "xmit.cluster {\n  name = local-test\n  nodes = [" + String.join(",\n    ", nodes) + "]\n" +
             "  seed-nodes = [edge-1]\n" +
-            "  services = [{ name = echo, bind { device = nic0, port = 0, udp = 7 }, placement = \"per-node 1\" }]\n" +
-            "  failure { detector.acceptable-heartbeat-pause = 10s, split-brain.stable-after = 20s, " +
+            "  services = [{ name = echo, bind { device = nic0, port = 0, udp = 7 }, handler = echo, " +
+            "placement = \"per-node 1\" }]\n" +
+            "  failure { detector.acceptable-heartbeat-pause = 30s, split-brain.stable-after = 20s, " +
             "drain-deadline = 30s }\n}\n" +
             "akka.remote.artery.advanced.inbound-lanes = 1\n";
     }

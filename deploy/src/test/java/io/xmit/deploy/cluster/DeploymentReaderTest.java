@@ -213,12 +213,22 @@ class DeploymentReaderTest
             "xmit.cluster.failure.drain-deadline = 0s");
     }
 
-    /** {@code xmit cluster run --node} with a name not in the file, and a bad file, as the command line says them. */
+    /**
+     * A handler class that is not there, {@code xmit cluster run --node} with a name not in the file, and a bad file,
+     * as the command line says them.
+     */
     @Test
     void theCommandsNameABadNodeOrFileInOneLineAndExitTwo() throws IOException
     {
         final Path file = dir.resolve("echo.conf");
         Files.writeString(file, FILE);
+        final String handler = "xmit.cluster.services[0].handler = 'com.example.Echo': no such class on the class " +
+            "path (java.lang.ClassNotFoundException: com.example.Echo)\n";
+        assertEquals(new Result(Main.EXIT_USAGE, "", "xmit cluster check: " + handler), xmit("cluster", "check",
+            file.toString()));
+        assertEquals(new Result(Main.EXIT_USAGE, "", "xmit cluster run: " + handler), xmit("cluster", "run",
+            "--config", file.toString(), "--node", "app-1"));
+        Files.writeString(file, FILE.replace("\"com.example.Echo\"", "echo"));
         assertEquals(new Result(Main.EXIT_USAGE, "", "xmit cluster run: --node 'app-9': no such node in " + file +
             "; its nodes are edge-1, app-1, app-2\n"), xmit("cluster", "run", "--config", file.toString(), "--node",
             "app-9"));

@@ -20,7 +20,7 @@ class NodeAkkaConfigTest
     {
         final Deployment deployment = read("""
             xmit.cluster.failure { detector { heartbeat-interval = 500ms, acceptable-heartbeat-pause = 2s }
-              split-brain.stable-after = 7s }
+              split-brain.stable-after = 7s, drain-deadline = 25s }
             """);
         final Config config = deployment.akkaConfig(deployment.requireNode("app-1"));
         assertEquals("cluster", config.getString("akka.actor.provider"));
@@ -39,6 +39,9 @@ class NodeAkkaConfigTest
         assertEquals(Duration.ofSeconds(2),
             config.getDuration("akka.cluster.failure-detector.acceptable-heartbeat-pause"));
         assertFalse(config.getBoolean("akka.cluster.sharding.remember-entities"));
+        assertEquals(Duration.ofSeconds(25),
+            config.getDuration("akka.coordinated-shutdown.phases.service-requests-done.timeout"),
+            "the services' drain may take the drain deadline");
         assertEquals(List.of("edge"),
             deployment.akkaConfig(deployment.requireNode("edge-1")).getStringList("akka.cluster.roles"));
         assertEquals(25520, deployment.akkaConfig(deployment.requireNode("edge-1"))

@@ -1,0 +1,447 @@
+package io.xmit.deploy.cluster;
+
+import akka.Done;
+import akka.actor.CoordinatedShutdown;
+import akka.actor.typed.ActorRef;
+import akka.actor.typed.ActorSystem;
+import akka.actor.typed.Props;
+import akka.actor.typed.javadsl.Adapter;
+import akka.actor.typed.javadsl.AskPattern;
+import akka.actor.typed.javadsl.Behaviors;
+import akka.cluster.typed.Cluster;
+import io.xmit.actors.DatagramHandler;
+import io.xmit.actors.Pipeline;
+import io.xmit.actors.SocketOptions;
+import io.xmit.actors.stats.CounterType;
+import io.xmit.deploy.cluster.data.AppDataPlane;
+import io.xmit.deploy.cluster.data.EdgeDataPlane;
+import io.xmit.transport.ring.NetworkRings;
+import io.xmit.transport.ring.RingsConfig;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+
+/**
+ * One node of a {@link Deployment} started inside an application's own {@code ActorSystem}, the embedding API of a
+ * cluster deployment. The system must be a cluster system made from the node's generated configuration
+ * ({@link Deployment#akkaConfig}), so that it has the node's address, roles, seeds and downing. On an edge, a
+ * pipeline per device and the edge's data plane ({@link EdgeDataPlane}) with the file's services; on an app node,
+ * its data plane ({@link AppDataPlane}) and, for each service of its role, the sockets its placement asks for, each
+ * with a handler of its own ({@link ServiceHandlers}). A node with both roles runs both over one set of UDP rings.
+ * <p>
+ * {@link #leave} leaves the cluster gracefully through Akka's coordinated shutdown, which also terminates the
+ * system: in its {@code service-requests-done} phase the app node's sockets are drained (out of the edge's
+ * steering, their rings read to the end, their replies relayed) within {@code failure.drain-deadline}, and the
+ * books are taken; then the member leaves, the pipelines stop, the system terminates and the UDP rings close.
+ */
+public final class ClusterNode implements AutoCloseable
+{
+    /** What an app node's sockets spin before their actors go idle: none, the cluster's CPUs are shared. */
+    static final int SOCKET_SPIN_POLLS = 0;
+    /** How often an app node tells the edge what its sockets have read (a message per socket, never per packet). */
+    static final Duration RECEIPT_INTERVAL = Duration.ofMillis(100);
+    /** The IPC rings of the data plane's driver carry nothing but the driver's own: the smallest term. */
+    private static final int DATA_IPC_TERM = 64 * 1024;
+    /** How long taking the books may take once the drain is over. */
+    private static final Duration BOOKS_ASK = Duration.ofSeconds(5);
+
+    private final ActorSystem<?> system;
+    private final Deployment deployment;
+    private final Node node;
+    private final NetworkRings rings;
+    private final Map<String, Pipeline> pipelines;
+    private final ActorRef<EdgeDataPlane.Command> edge;
+    private final ActorRef<AppDataPlane.Command> app;
+    private final CompletableFuture<List<String>> ready;
+    private final AtomicReference<Books> finalBooks = new AtomicReference<>();
+    private final AtomicReference<Throwable> drainFailure = new AtomicReference<>();
+
+    private ClusterNode(final ActorSystem<?> system, final Deployment deployment, final Node node,
+        final NetworkRings rings, final Map<String, Pipeline> pipelines, final ActorRef<EdgeDataPlane.Command> edge,
+        final ActorRef<AppDataPlane.Command> app, final CompletableFuture<List<String>> ready)
+    {
+        this.system = system;
+        this.deployment = deployment;
+        this.node = node;
+        this.rings = rings;
+        this.pipelines = pipelines;
+        this.edge = edge;
+        this.app = app;
+        this.ready = ready;
+    }
+
+    /**
+     * What a deployment must not ask for before this node can run it: a sharded placement (not built yet), services
+     * on more than one device (an app node serves one edge's data plane), and the handlers (see
+     * {@link ServiceHandlers#resolve}) of every service.
+     *
+     * @throws IllegalArgumentException naming the key.
+     */
+    public static void check(final Deployment deployment, final ServiceHandlers handlers)
+    {
+        checkBuilt(deployment);
+        handlers.resolve(deployment, List.of());
+    }
+
+    private static void checkBuilt(final Deployment deployment)
+    {
+        String device = null;
+        for (int i = 0; i < deployment.services().size(); i++)
+        {
+            final Service service = deployment.services().get(i);
+            if (Placement.Kind.SHARDED == service.placement().kind())
+            {
+                throw new IllegalArgumentException(ClusterKey.SERVICE_PLACEMENT.key(i) + " = '" +
+                    service.placement() + "': sharded placement is not built yet; use per-node N");
+            }
+            if (null != device && !device.equals(service.device()))
+            {
+                throw new IllegalArgumentException(ClusterKey.SERVICE_BIND_DEVICE.key(i) + " = '" +
+                    service.device() + "': another service is bound to device " + device + "; services on several " +
+                    "devices (several edges' data planes) are not built yet");
+            }
+            device = service.device();
+        }
+    }
+
+    /**
+     * Starts node {@code nodeName} of {@code deployment} in {@code system}; returns at once, the sockets are bound as
+     * the edge appears ({@link #ready}).
+     *
+     * @throws IllegalArgumentException naming what is wrong: a node not in the file, a system that is not this node's
+     *                                  cluster system, a deployment {@link #check} refuses, a service of this node
+     *                                  without a handler.
+     */
+    public static ClusterNode start(final ActorSystem<?> system, final Deployment deployment, final String nodeName,
+        final ServiceHandlers handlers)
+    {
+        final Node node = deployment.requireNode(nodeName);
+        checkBuilt(deployment);
+        final String expected = node.akkaAddress(deployment.name());
+        final String actual = "cluster".equals(system.settings().config().getString("akka.actor.provider")) ?
+            Cluster.get(system).selfMember().address().toString() : "not a cluster system";
+        if (!expected.equals(actual))
+        {
+            throw new IllegalArgumentException("node " + nodeName + " runs at " + expected + ", the system given " +
+                "is " + actual + "; create it with Deployment.akkaConfig(node)");
+        }
+        final List<Service> hosted = deployment.servicesOf(node);
+        final Map<String, Supplier<? extends DatagramHandler>> factories = handlers.resolve(deployment, hosted);
+        final Map<String, Pipeline> pipelines = new LinkedHashMap<>();
+        NetworkRings rings = null;
+        try
+        {
+            for (final Device device : node.devices())
+            {
+                pipelines.put(device.name(), Pipeline.start(system, device.pipeline()));
+            }
+            final boolean edgeOfServices = deployment.services().stream()
+                .anyMatch(service -> pipelines.containsKey(service.device()));
+            if (!edgeOfServices && hosted.isEmpty())
+            {
+                final ClusterNode started = new ClusterNode(system, deployment, node, null, pipelines, null, null,
+                    CompletableFuture.completedFuture(List.of()));
+                started.drainBeforeLeaving();
+                return started;
+            }
+            rings = NetworkRings.launch("xmit-" + deployment.name() + "-" + node.name(), ringsConfig(deployment),
+                deployment.dataPlane().streams());
+            final String dataEndpoint = node.host() + ":" + node.dataPort();
+            final ActorRef<EdgeDataPlane.Command> edge = edgeOfServices ?
+                startEdge(system, deployment, pipelines, rings, dataEndpoint) : null;
+            final ActorRef<AppDataPlane.Command> app = hosted.isEmpty() ? null :
+                system.systemActorOf(AppDataPlane.create(rings, dataEndpoint, SOCKET_SPIN_POLLS, RECEIPT_INTERVAL),
+                    "xmit-app-data", Props.empty());
+            final CompletableFuture<List<String>> ready = null == app ? CompletableFuture.completedFuture(List.of()) :
+                open(system, app, hosted, factories);
+            final ClusterNode started = new ClusterNode(system, deployment, node, rings, pipelines, edge, app, ready);
+            started.drainBeforeLeaving();
+            return started;
+        }
+        catch (final RuntimeException ex)
+        {
+            pipelines.values().forEach(Pipeline::close);
+            if (null != rings)
+            {
+                rings.close();
+            }
+            throw ex;
+        }
+    }
+
+    /** The data plane's rings carry the largest frame of any device of the cluster, whole. */
+    private static RingsConfig ringsConfig(final Deployment deployment)
+    {
+        final int maxFrame = deployment.nodes().stream().flatMap(each -> each.devices().stream())
+            .mapToInt(Device::maxFrame).max().orElse(RingsConfig.defaults().maxFrameLength());
+        return RingsConfig.defaults().withMaxFrameLength(maxFrame).withIpcTermLength(DATA_IPC_TERM)
+            .withIdleStrategy(deployment.dataPlane().idle().strategy());
+    }
+
+    private static ActorRef<EdgeDataPlane.Command> startEdge(final ActorSystem<?> system,
+        final Deployment deployment, final Map<String, Pipeline> pipelines, final NetworkRings rings,
+        final String dataEndpoint)
+    {
+        final Map<String, SocketOptions> groups = new LinkedHashMap<>();
+        Pipeline pipeline = null;
+        for (final Service service : deployment.services())
+        {
+            if (pipelines.containsKey(service.device()))
+            {
+                pipeline = pipelines.get(service.device());
+                groups.put(service.name(), SocketOptions.udp4(service.udp()).onPort(service.port()).reusePort(true));
+            }
+        }
+        return system.systemActorOf(EdgeDataPlane.create(pipeline, rings, dataEndpoint, groups), "xmit-edge-data",
+            Props.empty());
+    }
+
+    /**
+     * Opens the sockets of {@code hosted} (per-node N: indexes 0..N-1 on this node); the future completes with a
+     * line per socket once every one is bound, or fails with the edge's refusal.
+     */
+    private static CompletableFuture<List<String>> open(final ActorSystem<?> system,
+        final ActorRef<AppDataPlane.Command> app, final List<Service> hosted,
+        final Map<String, Supplier<? extends DatagramHandler>> factories)
+    {
+        final CompletableFuture<List<String>> ready = new CompletableFuture<>();
+        final List<String> lines = new ArrayList<>();
+        final int sockets = hosted.stream().mapToInt(service -> service.placement().sockets()).sum();
+        final ActorRef<AppDataPlane.Opened> collector = system.systemActorOf(Behaviors.receive(
+            AppDataPlane.Opened.class).onMessage(AppDataPlane.Opened.class, opened ->
+            {
+                if (null != opened.refusal())
+                {
+                    ready.completeExceptionally(new IllegalStateException(opened.refusal()));
+                    return Behaviors.stopped();
+                }
+                lines.add(String.format(Locale.ROOT, "socket %d bound to the edge's port %d", opened.socket().id(),
+                    opened.socket().port()));
+                if (lines.size() == sockets)
+                {
+                    ready.complete(List.copyOf(lines));
+                    return Behaviors.stopped();
+                }
+                return Behaviors.same();
+            }).build(), "xmit-app-sockets", Props.empty());
+        for (final Service service : hosted)
+        {
+            for (int index = 0; index < service.placement().sockets(); index++)
+            {
+                app.tell(new AppDataPlane.Open(service.name(), index, factories.get(service.name()).get(),
+                    collector));
+            }
+        }
+        return ready;
+    }
+
+    /**
+     * The drain, before the member leaves: in coordinated shutdown's {@code service-requests-done} phase (whose
+     * timeout the generated configuration sets to the drain deadline), the app node's graceful leave, then the
+     * books; the UDP rings close once the system has terminated.
+     */
+    private void drainBeforeLeaving()
+    {
+        CoordinatedShutdown.get(Adapter.toClassic(system)).addTask(CoordinatedShutdown.PhaseServiceRequestsDone(),
+            "xmit-drain", () -> drain().thenApply(books ->
+            {
+                finalBooks.set(books);
+                return Done.getInstance();
+            }));
+        if (null != rings)
+        {
+            system.getWhenTerminated().thenRun(rings::close);
+        }
+    }
+
+    private CompletionStage<Books> drain()
+    {
+        final CompletionStage<Optional<AppDataPlane.Left>> left = null == app ?
+            CompletableFuture.completedFuture(Optional.empty()) :
+            AskPattern.<AppDataPlane.Command, AppDataPlane.Left>ask(app, AppDataPlane.Leave::new,
+                deployment.failure().drainDeadline(), system.scheduler()).thenApply(Optional::of);
+        return left.exceptionally(failure ->
+        {
+            drainFailure.set(failure);
+            return Optional.empty();
+        }).thenCompose(drained -> books().thenApply(books ->
+            new Books(books.node(), books.edge(), drained.map(AppDataPlane.Left::books).or(books::app),
+                books.edgeDevices())));
+    }
+
+    /** Whether every socket of this node is bound: a line per socket, or the edge's refusal. */
+    public CompletionStage<List<String>> ready()
+    {
+        return ready;
+    }
+
+    public Node node()
+    {
+        return node;
+    }
+
+    /** This node's pipelines by device name; none on an app node. */
+    public Map<String, Pipeline> pipelines()
+    {
+        return Map.copyOf(pipelines);
+    }
+
+    /** The books now: the edge's per app node and per service port, the app node's sockets'. */
+    public CompletionStage<Books> books()
+    {
+        final CompletionStage<Optional<EdgeDataPlane.EdgeBooks>> edgeBooks = null == edge ?
+            CompletableFuture.completedFuture(Optional.empty()) :
+            AskPattern.<EdgeDataPlane.Command, EdgeDataPlane.EdgeBooks>ask(edge, EdgeDataPlane.GetBooks::new,
+                BOOKS_ASK, system.scheduler()).thenApply(Optional::of);
+        final CompletionStage<Optional<AppDataPlane.AppBooks>> appBooks = null == app ?
+            CompletableFuture.completedFuture(Optional.empty()) :
+            AskPattern.<AppDataPlane.Command, AppDataPlane.AppBooks>ask(app, AppDataPlane.GetBooks::new,
+                BOOKS_ASK, system.scheduler()).thenApply(Optional::of);
+        return edgeBooks.thenCombine(appBooks, (edgeSide, appSide) -> new Books(node.name(), edgeSide, appSide,
+            serviceBooks()));
+    }
+
+    /**
+     * How many sockets of the services on this edge the cluster is meant to have: per-node N on every node of the
+     * service's role.
+     */
+    public int plannedSockets()
+    {
+        int sockets = 0;
+        for (final Service service : deployment.services())
+        {
+            if (pipelines.containsKey(service.device()))
+            {
+                sockets += service.placement().sockets() *
+                    (int)deployment.nodes().stream().filter(each -> each.has(service.role())).count();
+            }
+        }
+        return sockets;
+    }
+
+    /** The sockets this edge steers to now, over every app node. */
+    public CompletionStage<Integer> steered()
+    {
+        return books().thenApply(books -> books.edge().map(edgeBooks -> edgeBooks.nodes().stream()
+            .mapToInt(EdgeDataPlane.NodeBooks::steered).sum()).orElse(0));
+    }
+
+    /** The books taken at the end of the drain, once {@link #leave} has run it; empty before. */
+    public Optional<Books> finalBooks()
+    {
+        return Optional.ofNullable(finalBooks.get());
+    }
+
+    /** Why the app node's drain did not finish within the drain deadline, if it did not; its books were taken anyway. */
+    public Optional<Throwable> drainFailure()
+    {
+        return Optional.ofNullable(drainFailure.get());
+    }
+
+    /** The receive books of each service's port on this edge. */
+    private List<ServiceBooks> serviceBooks()
+    {
+        final List<ServiceBooks> books = new ArrayList<>();
+        for (final Service service : deployment.services())
+        {
+            final Pipeline pipeline = pipelines.get(service.device());
+            if (null != pipeline)
+            {
+                final Map<String, Long> drops = new LinkedHashMap<>();
+                for (final CounterType type : ServiceBooks.DROPS)
+                {
+                    drops.put(type.label(), pipeline.total(type, service.port()));
+                }
+                books.add(new ServiceBooks(service.name(), service.device(), service.port(),
+                    pipeline.total(CounterType.RX_DELIVERED, service.port()), drops));
+            }
+        }
+        return books;
+    }
+
+    /**
+     * Leaves the cluster gracefully: Akka's coordinated shutdown with the cluster-leaving reason (the drain, the
+     * leave, the pipelines' stop, the system's termination). Completes when the system has terminated.
+     */
+    public CompletionStage<Done> leave()
+    {
+        return CoordinatedShutdown.get(Adapter.toClassic(system)).runAll(CoordinatedShutdown.clusterLeavingReason());
+    }
+
+    /** {@link #leave}, waiting for it at most the drain deadline; the rings close with the system. */
+    @Override
+    public void close()
+    {
+        leave();
+        system.getWhenTerminated().toCompletableFuture()
+            .completeOnTimeout(Done.getInstance(), deployment.failure().drainDeadline().toNanos(),
+                TimeUnit.NANOSECONDS).join();
+    }
+
+    /**
+     * A service's port on this edge: what its RX queues delivered (to local sockets and into the app nodes' rings)
+     * and dropped, by reason.
+     */
+    public record ServiceBooks(String service, String device, int port, long delivered, Map<String, Long> drops)
+    {
+        static final List<CounterType> DROPS = List.of(CounterType.RX_DROP_NO_SOCKET,
+            CounterType.RX_DROP_SOCKET_RING_FULL, CounterType.RX_DROP_MALFORMED, CounterType.RX_DROP_UNSUPPORTED,
+            CounterType.RX_DROP_FAILED, CounterType.RX_DROP_SHUTDOWN);
+
+        public ServiceBooks
+        {
+            drops = Collections.unmodifiableMap(new LinkedHashMap<>(drops));
+        }
+
+        public long dropped()
+        {
+            return drops.values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
+
+    /**
+     * A node's books: on an edge, each app node's ({@link EdgeDataPlane.NodeBooks}) and each service port's; on an
+     * app node, its sockets'.
+     */
+    public record Books(String node, Optional<EdgeDataPlane.EdgeBooks> edge, Optional<AppDataPlane.AppBooks> app,
+        List<ServiceBooks> edgeDevices)
+    {
+        public Books
+        {
+            edgeDevices = List.copyOf(edgeDevices);
+        }
+
+        /** One line per service port, per app node the edge served, and for this node's sockets. */
+        public List<String> lines()
+        {
+            final List<String> lines = new ArrayList<>();
+            for (final ServiceBooks service : edgeDevices)
+            {
+                lines.add(String.format(Locale.ROOT, "books %s: service %s on port %d of %s: rx_delivered %d, " +
+                    "rx dropped %d %s", node, service.service(), service.port(), service.device(),
+                    service.delivered(), service.dropped(), service.drops()));
+            }
+            edge.ifPresent(books -> books.nodes().forEach(each -> lines.add(String.format(Locale.ROOT,
+                "books %s: app node %s%s: published %d, received %d, unconfirmed %d, relayed %d, rejected %d, " +
+                    "refused %d, tx_node_down %d", node, each.node(), each.live() ? "" : " (gone)",
+                each.published(), each.received(), each.unconfirmed(), each.relayed(), each.rejected(),
+                each.refused(), each.txNodeDown()))));
+            app.ifPresent(books -> lines.add(String.format(Locale.ROOT, "books %s: sockets %d, received %d, " +
+                    "sent %d, back-pressured %d, refused %d, malformed %d, handler failed %d", node, books.sockets(),
+                books.received(), books.sent(), books.backPressured(), books.refused(), books.malformed(),
+                books.handlerFailed())));
+            return lines;
+        }
+    }
+}

@@ -1,0 +1,282 @@
+package io.xmit.deploy.cluster;
+
+import akka.actor.typed.ActorSystem;
+import akka.actor.typed.javadsl.Behaviors;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.xmit.actors.DatagramHandler;
+import io.xmit.actors.Endpoint;
+import io.xmit.actors.Pipeline;
+import io.xmit.actors.ReceivedDatagram;
+import io.xmit.actors.SendResult;
+import io.xmit.actors.SocketOptions;
+import io.xmit.actors.UdpSocket;
+import io.xmit.actors.stats.CounterType;
+import io.xmit.deploy.cluster.data.EdgeDataPlane;
+import io.xmit.pipeline.testing.Await;
+
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The embedding API: a deployment read from HOCON, each of its three nodes started by {@link ClusterNode} in an
+ * ActorSystem of its own made from the node's generated configuration; requests from clients on the edge's loop
+ * device reach the app nodes' sockets (one node's handler registered in code, the other's the file's {@code echo})
+ * and come back, with exact books; the app nodes leave gracefully and their final books close. A handler class that
+ * is missing, of another type or whose constructor throws is refused naming the key, as is a sharded placement.
+ */
+class ClusterNodeTest
+{
+    private static final int FLOWS = 16;
+    private static final int ROUNDS = 10;
+    private static final Duration FORMATION = Duration.ofSeconds(60);
+    private static final Config TEST = ConfigFactory.parseString("""
+        akka.loglevel = WARNING
+        akka.loggers = ["akka.event.slf4j.Slf4jLogger"]
+        akka.logging-filter = "akka.event.slf4j.Slf4jLoggingFilter"
+        akka.cluster.jmx.multi-mbeans-in-same-jvm = on
+        akka.coordinated-shutdown.run-by-jvm-shutdown-hook = off
+        """);
+
+    private final List<ActorSystem<Void>> systems = new ArrayList<>();
+    private final AtomicLong replies = new AtomicLong();
+    private final AtomicLong handledInCode = new AtomicLong();
+
+    @AfterEach
+    void terminateAll()
+    {
+        for (final ActorSystem<Void> system : systems.reversed())
+        {
+            system.terminate();
+            Await.until(system.address() + " terminated",
+                () -> system.getWhenTerminated().toCompletableFuture().isDone(), () -> "running",
+                Duration.ofSeconds(30));
+        }
+    }
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void aDeploymentStartedThroughTheApiServesRequestsWithExactBooksAndDrainsOnLeave()
+    {
+        final Deployment deployment = DeploymentReader.fromConfig(ConfigFactory.parseString(deployment(
+            "handler = echo, placement = \"per-node 2\"")));
+        final List<ClusterNode> nodes = new ArrayList<>();
+        for (final Node node : deployment.nodes())
+        {
+            final ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), deployment.name(),
+                deployment.akkaConfig(node).withFallback(TEST).withFallback(ConfigFactory.load()));
+            systems.add(system);
+            final ServiceHandlers handlers = new ServiceHandlers();
+            if ("app-1".equals(node.name()))
+            {
+                handlers.register("echo", () -> this::countingEcho);
+            }
+            nodes.add(ClusterNode.start(system, deployment, node.name(), handlers));
+        }
+        final ClusterNode edge = nodes.get(0);
+        for (final ClusterNode app : nodes.subList(1, 3))
+        {
+            assertEquals(2, app.ready().toCompletableFuture().join().size(), "sockets bound on " + app.node());
+        }
+        assertEquals(4, edge.plannedSockets());
+        Await.exactly("sockets the edge steers to", 4, () -> edge.steered().toCompletableFuture().join(),
+            FORMATION);
+
+        final Pipeline pipeline = edge.pipelines().get("nic0");
+        final List<UdpSocket> clients = new ArrayList<>();
+        for (int f = 0; f < FLOWS; f++)
+        {
+            clients.add(pipeline.openUdp(SocketOptions.udp4(20_000 + f).onPort(1)
+                .connect(Endpoint.of("10.0.0.1", 7)).handler((socket, reply) -> replies.incrementAndGet())));
+        }
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[32]);
+        for (int r = 0; r < ROUNDS; r++)
+        {
+            for (final UdpSocket client : clients)
+            {
+                long result;
+                while (SendResult.BACK_PRESSURED == (result = client.send(payload, 0, payload.capacity())))
+                {
+                    Thread.onSpinWait();
+                }
+                assertTrue(result > 0, "client send: " + SendResult.name(result));
+            }
+        }
+        final long requests = (long)FLOWS * ROUNDS;
+        Await.exactly("replies", requests, replies::get, FORMATION);
+        assertTrue(handledInCode.get() > 0 && handledInCode.get() < requests,
+            "app-1's registered handler served some flows, app-2's echo the others: " + handledInCode.get());
+
+        for (final ClusterNode app : nodes.subList(1, 3))
+        {
+            app.leave().toCompletableFuture().join();
+        }
+        final long received = nodes.subList(1, 3).stream()
+            .mapToLong(app -> app.finalBooks().orElseThrow().app().orElseThrow().received()).sum();
+        final long sent = nodes.subList(1, 3).stream()
+            .mapToLong(app -> app.finalBooks().orElseThrow().app().orElseThrow().sent()).sum();
+        assertEquals(List.of(requests, requests), List.of(received, sent), "received and sent on the app nodes");
+        assertEquals(handledInCode.get(), nodes.get(1).finalBooks().orElseThrow().app().orElseThrow().received());
+
+        final ClusterNode.Books books = edge.books().toCompletableFuture().join();
+        final List<EdgeDataPlane.NodeBooks> gone = books.edge().orElseThrow().nodes();
+        assertEquals(2, gone.size());
+        for (final EdgeDataPlane.NodeBooks node : gone)
+        {
+            assertEquals(List.of(false, node.published(), 0L, node.published(), 0L, 0L, 0L),
+                List.of(node.live(), node.received(), node.unconfirmed(), node.relayed(), node.rejected(),
+                    node.refused(), node.txNodeDown()),
+                "live, received, unconfirmed, relayed, rejected, refused, tx_node_down of " + node.node());
+        }
+        assertEquals(requests, gone.stream().mapToLong(EdgeDataPlane.NodeBooks::published).sum());
+        final ClusterNode.ServiceBooks echo = books.edgeDevices().get(0);
+        assertEquals(List.of("echo", requests, 0L), List.of(echo.service(), echo.delivered(), echo.dropped()));
+        assertEquals(requests, pipeline.total(CounterType.RX_DELIVERED, 1), "replies delivered to the clients");
+        edge.leave().toCompletableFuture().join();
+        assertTrue(edge.finalBooks().isPresent(), "the edge took its books while draining");
+    }
+
+    @Test
+    void aHandlerClassThatIsMissingOfAnotherTypeOrThrowsIsRefusedByItsKey()
+    {
+        final String key = "xmit.cluster.services[0].handler";
+        assertEquals(key + " = 'com.example.NoSuchHandler': no such class on the class path " +
+                "(java.lang.ClassNotFoundException: com.example.NoSuchHandler)",
+            refusal("handler = com.example.NoSuchHandler"));
+        assertEquals(key + " = 'java.lang.String' does not implement io.xmit.actors.DatagramHandler",
+            refusal("handler = java.lang.String"));
+        assertEquals(key + " = '" + ThrowingHandler.class.getName() + "': its constructor threw " +
+            "java.lang.IllegalStateException: no licence", refusal("handler = \"" + ThrowingHandler.class.getName() +
+            "\""));
+        assertEquals(key + " = '" + PrivateHandler.class.getName() + "' has no public no-argument constructor",
+            refusal("handler = \"" + PrivateHandler.class.getName() + "\""));
+        assertEquals("xmit.cluster.services[0].placement = 'sharded 2': sharded placement is not built yet; use " +
+            "per-node N", refusal("handler = echo, placement = \"sharded 2\""));
+        assertEquals("a handler is registered for service 'ech', which the deployment does not have; its " +
+            "services are [echo]", assertThrows(IllegalArgumentException.class, () -> ClusterNode.check(
+                DeploymentReader.fromConfig(ConfigFactory.parseString(deployment("handler = echo"))),
+                new ServiceHandlers().register("ech", EchoHandler::new))).getMessage());
+    }
+
+    @Test
+    void anAppNodeWithoutAHandlerForItsServiceIsRefusedBeforeAnythingStarts()
+    {
+        final Deployment deployment = DeploymentReader.fromConfig(ConfigFactory.parseString(deployment("")));
+        ClusterNode.check(deployment, new ServiceHandlers());
+        final ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), deployment.name(),
+            deployment.akkaConfig(deployment.requireNode("app-1")).withFallback(TEST)
+                .withFallback(ConfigFactory.load()));
+        systems.add(system);
+        assertEquals("xmit.cluster.services[0].handler: service echo has no handler, and its sockets are to run on " +
+                "this node; name a class that implements io.xmit.actors.DatagramHandler (or echo), or register one " +
+                "in code",
+            assertThrows(IllegalArgumentException.class, () -> ClusterNode.start(system, deployment, "app-1",
+                new ServiceHandlers())).getMessage());
+    }
+
+    private static String refusal(final String service)
+    {
+        final Deployment deployment = DeploymentReader.fromConfig(ConfigFactory.parseString(deployment(service)));
+        return assertThrows(IllegalArgumentException.class,
+            () -> ClusterNode.check(deployment, new ServiceHandlers())).getMessage();
+    }
+
+    /** An echo that counts what it served: registered in code for app-1. */
+    private void countingEcho(final UdpSocket socket, final ReceivedDatagram request)
+    {
+        handledInCode.incrementAndGet();
+        socket.reply(request, request.buffer(), request.payloadOffset(), request.payloadLength());
+    }
+
+    /** An edge with a small loop device and two app nodes on free ports; {@code service} is the service's keys. */
+    private static String deployment(final String service)
+    {
+        return """
+            xmit.cluster {
+              name = embedded
+              nodes = [
+                { name = edge-1, host = "127.0.0.1", port = %d, data-port = %d, roles = [edge]
+                  devices = [{ name = nic0, device = "loop:tx=2,rx=2,ring=256,frame=2048", cpus = 1, spin-polls = 0,
+                               rings.qdisc-term-length = 1MiB, rings.socket-term-length = 64KiB }] }
+                { name = app-1, host = "127.0.0.1", port = %d, data-port = %d, roles = [app] }
+                { name = app-2, host = "127.0.0.1", port = %d, data-port = %d, roles = [app] }
+              ]
+              seed-nodes = [edge-1]
+              services = [{ name = echo, bind { device = nic0, port = 0, udp = 7 }, %s }]
+              failure { detector.acceptable-heartbeat-pause = 10s, split-brain.stable-after = 20s }
+            }
+            akka.remote.artery.advanced.inbound-lanes = 1
+            """.formatted(freeTcpPort(), freeUdpPort(), freeTcpPort(), freeUdpPort(), freeTcpPort(), freeUdpPort(),
+            service);
+    }
+
+    private static int freeTcpPort()
+    {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+        {
+            return socket.getLocalPort();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    private static int freeUdpPort()
+    {
+        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress()))
+        {
+            return socket.getLocalPort();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /** A handler whose constructor fails. */
+    public static final class ThrowingHandler implements DatagramHandler
+    {
+        public ThrowingHandler()
+        {
+            throw new IllegalStateException("no licence");
+        }
+
+        @Override
+        public void onDatagram(final UdpSocket socket, final ReceivedDatagram datagram)
+        {
+            throw new AssertionError("never made");
+        }
+    }
+
+    /** A handler without a public no-argument constructor. */
+    public static final class PrivateHandler implements DatagramHandler
+    {
+        private PrivateHandler()
+        {
+        }
+
+        @Override
+        public void onDatagram(final UdpSocket socket, final ReceivedDatagram datagram)
+        {
+            throw new AssertionError("never made");
+        }
+    }
+}
