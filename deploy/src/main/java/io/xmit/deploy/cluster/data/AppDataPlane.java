@@ -228,7 +228,8 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
         final PacketSubscription ring = rings.addSubscription(dataEndpoint, streamId, doorbell);
         sockets.put(streamId, new AppSocket(open, streamId, ring, doorbell, wake));
         edge.tell(new DataPlaneMessage.BindSocket(open.service(), open.index(), self.address().toString(),
-            self.longUid(), dataEndpoint, streamId, getContext().getSelf().narrow()));
+            self.longUid(), dataEndpoint, streamId, getContext().getSelf().narrow(),
+            rings.dataPlane().receiverWindowLength()));
     }
 
     private Behavior<Command> onBound(final DataPlaneMessage.SocketBound bound)

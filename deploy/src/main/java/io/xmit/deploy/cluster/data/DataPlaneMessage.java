@@ -21,9 +21,13 @@ import akka.actor.typed.ActorRef;
  */
 public sealed interface DataPlaneMessage extends EdgeDataPlane.Command, AppDataPlane.Command
 {
-    /** Socket {@code index} of {@code service} on {@code node} reads stream {@code streamId} at {@code dataEndpoint}. */
+    /**
+     * Socket {@code index} of {@code service} on {@code node} reads stream {@code streamId} at {@code dataEndpoint},
+     * with a receiver window of {@code receiverWindow} bytes (its driver's {@code rcv-wnd}: what the edge's driver
+     * subtracts from its sender limit to know the position the node confirmed).
+     */
     record BindSocket(String service, int index, String node, long incarnation, String dataEndpoint, int streamId,
-        ActorRef<DataPlaneMessage> replyTo) implements DataPlaneMessage
+        ActorRef<DataPlaneMessage> replyTo, int receiverWindow) implements DataPlaneMessage
     {
     }
 

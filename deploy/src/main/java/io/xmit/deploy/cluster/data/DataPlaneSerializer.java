@@ -91,7 +91,7 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
             return switch (manifest)
             {
                 case BIND_SOCKET -> new DataPlaneMessage.BindSocket(in.readUTF(), in.readInt(), in.readUTF(),
-                    in.readLong(), in.readUTF(), in.readInt(), ref(in.readUTF()));
+                    in.readLong(), in.readUTF(), in.readInt(), ref(in.readUTF()), in.readInt());
                 case SOCKET_BOUND -> new DataPlaneMessage.SocketBound(in.readUTF(), in.readInt(), in.readInt(),
                     in.readInt(), in.readUTF(), readInts(in), in.readLong(), in.readLong(), in.readInt(), in.readInt(), in.readInt(),
                     readLongs(in), in.readInt());
@@ -135,6 +135,7 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
                 out.writeUTF(m.dataEndpoint());
                 out.writeInt(m.streamId());
                 out.writeUTF(resolver.toSerializationFormat(m.replyTo()));
+                out.writeInt(m.receiverWindow());
             }
             case DataPlaneMessage.SocketBound m ->
             {

@@ -76,25 +76,37 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
     }
 
     /**
-     * One app node's books on the edge. Receive side: {@code published = received + unconfirmed + in flight}, where
-     * in flight is what its open sockets' rings hold or their handlers have not reported yet. Send side: every frame
-     * its TX streams brought is relayed, rejected, refused or counted {@code txNodeDown}.
+     * One app node's books on the edge. Receive side: {@code published = received + unconfirmed + rxNodeDown + in
+     * flight}, where in flight is what its open sockets' rings hold or their handlers have not reported yet. Send
+     * side: every frame its TX streams brought is relayed, rejected, refused or counted {@code txNodeDown}.
      *
      * @param steered     its sockets the RX queues steer to now (ring connected, node reachable, not leaving).
      * @param published   datagrams the RX queues put into its sockets' rings.
-     * @param received    of those, what its sockets reported read: at their last receipt, or at release.
-     * @param unconfirmed of its closed sockets' datagrams, those it never reported read: 0 after a graceful leave;
-     *                    for a node removed without leaving, what it had not reported by its last receipt, an upper
-     *                    bound of what it lost.
+     * @param received    of those, what its sockets are known to have read: reported at their last receipt or at
+     *                    release, or, for a node removed without leaving, confirmed by its driver's last status
+     *                    message (whichever says more).
+     * @param unconfirmed of its closed sockets' datagrams, those sent to it and never known read: 0 after a graceful
+     *                    leave; for a node removed without leaving, what the edge's driver had sent past the last
+     *                    confirmed position, an upper bound of what it lost (it may have read some of them).
      * @param relayed     its sends copied into the qdisc rings.
      * @param rejected    its frames from a socket it does not hold (unbound, or never bound here).
      * @param refused     its frames the pipeline refused (stopping, closed, too long).
      * @param txNodeDown  its frames left in its TX streams when it was removed without leaving.
+     * @param rxNodeDown  of its closed sockets' datagrams, those the edge's driver had not sent when the node was
+     *                    removed without leaving: lost, exactly (they never reached it).
      */
     public record NodeBooks(String node, long incarnation, boolean live, int sockets, int steered, long published,
         long received, long unconfirmed, long relayed, long rejected, long refused, long txNodeDown,
-        long relayBackPressured)
+        long relayBackPressured, long rxNodeDown)
     {
+        /** The books without the counts added later, which are 0. */
+        public NodeBooks(final String node, final long incarnation, final boolean live, final int sockets,
+            final int steered, final long published, final long received, final long unconfirmed, final long relayed,
+            final long rejected, final long refused, final long txNodeDown, final long relayBackPressured)
+        {
+            this(node, incarnation, live, sockets, steered, published, received, unconfirmed, relayed, rejected,
+                refused, txNodeDown, relayBackPressured, 0);
+        }
     }
 
     public record EdgeBooks(List<NodeBooks> nodes)
@@ -119,13 +131,15 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
     {
         final RemoteMember member;
         final PacketPublication ring;
+        final RemoteRingBooks ringBooks;
         boolean ready;
         long confirmed;
 
-        EdgeSocket(final RemoteMember member, final PacketPublication ring)
+        EdgeSocket(final RemoteMember member, final PacketPublication ring, final RemoteRingBooks ringBooks)
         {
             this.member = member;
             this.ring = ring;
+            this.ringBooks = ringBooks;
         }
     }
 
@@ -142,6 +156,7 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         boolean nodeDown;
         long closedPublished;
         long closedConfirmed;
+        long closedNotSent;
         ActorRef<DataPlaneMessage> drainedReply;
 
         EdgeNode(final String address, final long incarnation, final TxRelay relay,
@@ -175,8 +190,8 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
                 received += socket.confirmed;
             }
             return new NodeBooks(address, incarnation, live, sockets.size(), steered, published, received,
-                closedPublished - closedConfirmed, relay.relayed(), relay.rejected(), relay.refused(),
-                relay.nodeDown(), relay.backPressured());
+                closedPublished - closedConfirmed - closedNotSent, relay.relayed(), relay.rejected(),
+                relay.refused(), relay.nodeDown(), relay.backPressured(), closedNotSent);
         }
     }
 
@@ -280,13 +295,15 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         }
         final QueueMap map = pipeline.queueMap(options.port());
         PacketPublication ring = null;
+        RemoteRingBooks ringBooks = null;
         try
         {
             final EdgeNode node = nodes.computeIfAbsent(EdgeNode.key(bind.node(), bind.incarnation()),
                 key -> newNode(bind.node(), bind.incarnation(), map.numTxQueues()));
             ring = rings.addPublication(bind.dataEndpoint(), bind.streamId());
+            ringBooks = RemoteRingBooks.open(rings, ring, bind.receiverWindow());
             final RemoteMember member = pipeline.openRemote(options, ring, steeringKey(bind.node(), bind.index()));
-            node.sockets.put(member.id(), new EdgeSocket(member, ring));
+            node.sockets.put(member.id(), new EdgeSocket(member, ring, ringBooks));
             nodeOfSocket.put(member.id(), node);
             node.relay.add(member);
             bind.replyTo().tell(new DataPlaneMessage.SocketBound(bind.service(), bind.index(), member.id(),
@@ -296,6 +313,10 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         }
         catch (final RuntimeException ex)
         {
+            if (null != ringBooks)
+            {
+                ringBooks.close();
+            }
             if (null != ring)
             {
                 ring.close();
@@ -351,7 +372,7 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         if (null != socket)
         {
             socket.confirmed = Math.max(socket.confirmed, release.received());
-            close(node, socket);
+            close(node, socket, false);
             retireIfDone(node);
         }
         return this;
@@ -458,7 +479,7 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         {
             for (final EdgeSocket socket : node.sockets.values())
             {
-                close(node, socket);
+                close(node, socket, false);
             }
         }
         return this;
@@ -484,22 +505,37 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         for (final EdgeSocket socket : List.copyOf(node.sockets.values()))
         {
             nodeOfSocket.remove(socket.member.id());
-            close(node, socket);
+            close(node, socket, node.nodeDown);
         }
         node.sockets.clear();
         retireIfDone(node);
     }
 
-    private static void close(final EdgeNode node, final EdgeSocket socket)
+    /**
+     * Closes a socket's member and ring and moves its counts to the node's. For a node {@code lost} without leaving,
+     * the ring's books split what was published to it: read (by its last receipt, or confirmed by its driver),
+     * sent and not confirmed, and never sent ({@link RemoteRingBooks}).
+     */
+    private static void close(final EdgeNode node, final EdgeSocket socket, final boolean lost)
     {
-        if (null != socket)
+        if (lost)
         {
-            node.relay.remove(socket.member.id());
-            socket.member.close();
-            socket.ring.close();
-            node.closedPublished += Math.max(0, socket.member.delivered());
-            node.closedConfirmed += socket.confirmed;
+            socket.ringBooks.settle();
         }
+        node.relay.remove(socket.member.id());
+        socket.member.close();
+        socket.ring.close();
+        final long published = Math.max(0, socket.member.delivered());
+        long received = socket.confirmed;
+        if (lost)
+        {
+            final RemoteRingBooks books = socket.ringBooks;
+            received = Math.max(received, published - books.framesFrom(books.confirmedPosition()));
+            node.closedNotSent += Math.min(published - received, books.framesFrom(books.senderPosition()));
+        }
+        socket.ringBooks.close();
+        node.closedPublished += published;
+        node.closedConfirmed += received;
     }
 
     /** A node with no socket left and its relay stopped is gone: its books move to {@link #gone}. */

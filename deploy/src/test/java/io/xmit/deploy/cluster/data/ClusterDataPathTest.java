@@ -228,15 +228,17 @@ class ClusterDataPathTest
         }, this::edgeBooks, Duration.ofSeconds(40));
         final EdgeDataPlane.NodeBooks gone = edgeBooks().node(lost.toString());
 
-        // Node 2 read nothing after its last receipt, and every reply it sent was relayed: what it lost is exactly
-        // its unconfirmed count. Every request is answered, dropped on the edge under a reason (node 2's rings gone),
-        // or in that count.
+        // Node 2 read nothing after its last receipt (its driver confirms no more than that), and every reply it
+        // sent was relayed: what it lost is exactly what was sent to it unconfirmed and what the edge never sent.
+        // Every request is answered, dropped on the edge under a reason (node 2's rings gone), or in those counts.
         assertEquals(List.of(node2.received(), gone.published() - node2.received(), node2.sent(), 0L, 0L),
-            List.of(gone.received(), gone.unconfirmed(), gone.relayed(), gone.rejected(), gone.txNodeDown()),
-            "received (by its last receipt), unconfirmed, relayed, rejected, tx node_down of the lost node");
+            List.of(gone.received(), gone.unconfirmed() + gone.rxNodeDown(), gone.relayed(), gone.rejected(),
+                gone.txNodeDown()),
+            "received (by its last receipt), unconfirmed + rx node_down, relayed, rejected, tx node_down of the " +
+                "lost node");
         final long requests = 2L * FLOWS * ROUNDS;
-        Await.exactly("requests answered, dropped on port A, or unconfirmed by the lost node", requests,
-            () -> replies.get() + rxDrops(pipeline) + gone.unconfirmed());
+        Await.exactly("requests answered, dropped on port A, or lost with node 2", requests,
+            () -> replies.get() + rxDrops(pipeline) + gone.unconfirmed() + gone.rxNodeDown());
         final long dropped = rxDrops(pipeline);
         assertEquals(0, repliesRefused[0].get(), "replies node 1 could not send");
         assertEquals(2L * ROUNDS * (FLOWS - node2Flows), repliesOn(before, 1), "node 1's flows lost nothing");

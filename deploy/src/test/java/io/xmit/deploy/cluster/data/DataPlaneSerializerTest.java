@@ -48,7 +48,7 @@ class DataPlaneSerializerTest
     {
         final List<DataPlaneMessage> messages = List.of(
             new DataPlaneMessage.BindSocket("echo", 3, "akka://c@127.0.0.1:25521", -77L, "127.0.0.1:40121",
-                0x2000_0001, ref),
+                0x2000_0001, ref, 128 * 1024),
             new DataPlaneMessage.BindRefused("echo", 3, "no service 'echo' on this edge; it has [dns]"),
             new DataPlaneMessage.SocketReady(12),
             new DataPlaneMessage.Receipt(12, 1L << 35),
