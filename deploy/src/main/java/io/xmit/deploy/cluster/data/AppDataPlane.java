@@ -178,6 +178,7 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
             .onMessage(DataPlaneMessage.SocketUnbound.class, this::onUnbound)
             .onMessage(ReceiverDrained.class, this::onDrained)
             .onMessage(DataPlaneMessage.NodeDrained.class, this::onNodeDrained)
+            .onMessage(DataPlaneMessage.QueueMapChanged.class, this::onQueueMapChanged)
             .onMessageEquals(SendReceipts.INSTANCE, this::onSendReceipts)
             .onMessage(GetBooks.class, get ->
             {
@@ -277,6 +278,18 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
         if (null != socket && null == leaving)
         {
             edge.tell(new DataPlaneMessage.SocketReady(socket.receiver.socket().id()));
+        }
+        return this;
+    }
+
+    private Behavior<Command> onQueueMapChanged(final DataPlaneMessage.QueueMapChanged change)
+    {
+        for (final AppSocket socket : sockets.values())
+        {
+            if (null != socket.receiver && socket.receiver.socket().port() == change.port())
+            {
+                socket.receiver.socket().changeQueueMap(change);
+            }
         }
         return this;
     }

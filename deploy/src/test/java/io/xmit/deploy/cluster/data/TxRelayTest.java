@@ -134,6 +134,26 @@ class TxRelayTest
     }
 
     @Test
+    void aFencedRelayRefusesEveryFrameAndCountsItStale()
+    {
+        relay.add(member);
+        send(0, SOCKET, 0);
+        assertEquals(1, relay.poll());
+        relay.fence();
+        for (int i = 1; i < 6; i++)
+        {
+            send(i % 2, SOCKET, i);
+        }
+        assertEquals(5, relay.poll());
+        send(0, SOCKET, 6);
+        send(1, SOCKET, 7);
+        relay.dropLeftovers();
+        assertEquals(List.of("0:0"), member.accepted, "nothing relayed once fenced");
+        assertEquals(List.of(1L, 7L, 0L, 0L), List.of(relay.relayed(), relay.staleIncarnation(), relay.nodeDown(),
+            relay.rejected()), "relayed, stale incarnation, node down, rejected");
+    }
+
+    @Test
     void reachedOnlyOnceEveryStreamIsReadToItsPosition()
     {
         relay.add(member);
