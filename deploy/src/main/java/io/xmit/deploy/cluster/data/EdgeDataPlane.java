@@ -39,8 +39,12 @@ import java.util.TreeMap;
  * The edge's side of the data path, one per edge pipeline: it takes app nodes' sockets into the pipeline's reuseport
  * groups as {@link RemoteMember}s (each with a UDP ring to its node), relays each node's sends into the qdisc rings
  * ({@link TxRelay}), and follows Akka Cluster's membership: a node that becomes unreachable leaves steering (only
- * its flows move) and comes back when reachable again; a node removed without leaving is closed, and what its TX
- * streams still held is counted as {@code nodeDown}. Registered with the receptionist under {@link #KEY}.
+ * its flows move) and comes back when reachable again; a node removed without leaving is closed, what was published
+ * to it is split by {@link RemoteRingBooks}, and what its TX streams still held is counted as {@code nodeDown}. An
+ * incarnation removed, or replaced by a newer one of the same address, is declared lost: its relay is fenced (its
+ * frames refused and counted, never relayed) and it cannot bind again. Changes of a port's queue map go to the app
+ * nodes with sockets there ({@link DataPlaneMessage.QueueMapChanged}). Registered with the receptionist under
+ * {@link #KEY}.
  */
 public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
 {

@@ -147,11 +147,8 @@ class ClusterDataPathTest
     @Timeout(value = 150, unit = TimeUnit.SECONDS)
     void requestsCrossTheUdpHopBooksAgreeAndAGracefulLeaveLosesNothing()
     {
-        startCluster();
-
         // Round 1: every flow, both nodes serve.
-        sendRound();
-        Await.exactly("replies to the first round", (long)FLOWS * ROUNDS, replies::get);
+        startClusterAndServeRoundOne();
         final Map<Integer, Integer> before = nodeByFlow();
         final Map<Integer, Integer> socketBefore = Map.copyOf(servedBy);
         assertEquals(FLOWS, before.size());
@@ -227,9 +224,7 @@ class ClusterDataPathTest
     @Timeout(value = 150, unit = TimeUnit.SECONDS)
     void aNodeLostWithoutLeavingLosesOnlyItsFlowsAndTheEdgeCountsWhatItNeverConfirmed()
     {
-        startCluster();
-        sendRound();
-        Await.exactly("replies to the first round", (long)FLOWS * ROUNDS, replies::get);
+        startClusterAndServeRoundOne();
         final Map<Integer, Integer> before = nodeByFlow();
         final Map<Integer, Integer> socketBefore = Map.copyOf(servedBy);
         final long node2Flows = before.values().stream().filter(node -> 2 == node).count();
@@ -279,9 +274,7 @@ class ClusterDataPathTest
     @Timeout(value = 150, unit = TimeUnit.SECONDS)
     void aNewerIncarnationOfANodeFencesTheOldOneWhoseFramesAreRefusedNeverRelayed()
     {
-        startCluster();
-        sendRound();
-        Await.exactly("replies to the first round", (long)FLOWS * ROUNDS, replies::get);
+        startClusterAndServeRoundOne();
 
         // Node 2 restarted as far as the edge can tell: a newer incarnation at its address binds socket 0 (as a
         // paused node's successor would, while the paused one still runs).
@@ -331,6 +324,14 @@ class ClusterDataPathTest
         Await.exactly("replies to round 2, all from node 1", answered + (long)FLOWS * ROUNDS, replies::get);
         assertEquals(0, rxDrops(pipeline), "drops on the edge's port A");
         pipeline.verify();
+    }
+
+    /** {@link #startCluster}, then a round of requests on every flow, all answered. */
+    private void startClusterAndServeRoundOne()
+    {
+        startCluster();
+        sendRound();
+        Await.exactly("replies to the first round", (long)FLOWS * ROUNDS, replies::get);
     }
 
     /**

@@ -2,12 +2,7 @@ package io.xmit.deploy.cluster.data;
 
 import io.xmit.actors.Endpoint;
 import io.xmit.pipeline.flow.FlowHasher;
-import io.xmit.pipeline.testing.Await;
-import io.xmit.transport.ring.PacketPublication;
 import io.xmit.transport.ring.PacketSubscription;
-import io.xmit.transport.ring.RingDoorbell;
-import io.xmit.transport.ring.Rings;
-import io.xmit.transport.ring.RingsConfig;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -20,21 +15,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A remote socket's TX queue follows the edge's queue map after bind ({@link DataPlaneMessage.QueueMapChanged}):
- * its TX streams are IPC rings here (the socket claims in a {@link PacketPublication} either way), one per TX queue
- * of the edge's device.
+ * its TX streams are IPC rings here ({@link IpcTxStreams}), one per TX queue of the edge's device.
  */
 class RemoteUdpSocketTest
 {
     private static final int STREAM = 7100;
     private static final int FLOWS = 64;
 
-    private final Rings rings = Rings.launch("remote-socket-test",
-        RingsConfig.defaults().withMaxFrameLength(2048).withIpcTermLength(64 * 1024));
-    private final RingDoorbell doorbell = new RingDoorbell(() -> { });
-    private final PacketPublication[] tx = {rings.addPublication(STREAM, doorbell), rings.addPublication(STREAM + 1,
-        doorbell)};
-    private final PacketSubscription[] streams = {rings.addSubscription(STREAM, doorbell),
-        rings.addSubscription(STREAM + 1, doorbell)};
+    private final IpcTxStreams rings = new IpcTxStreams("remote-socket-test", STREAM);
+    private final PacketSubscription[] streams = rings.streams;
 
     @AfterEach
     void close()
@@ -45,14 +34,9 @@ class RemoteUdpSocketTest
     @Test
     void aChangedQueueMapMovesTheNextSendsToItsQueues()
     {
-        for (int q = 0; q < 2; q++)
-        {
-            final PacketPublication publication = tx[q];
-            Await.until("TX stream " + q + " connected", publication::isConnected, () -> publication);
-        }
         final RemoteUdpSocket socket = new RemoteUdpSocket(new DataPlaneMessage.SocketBound("echo", 0, 5, 0,
             "127.0.0.1:40120", new int[] {STREAM, STREAM + 1}, 0x02_00_00_00_00_01L, 0x02_00_00_00_00_02L,
-            0x0A00_0001, 7, 2, new long[0], 2048, 2), tx, FlowHasher.random());
+            0x0A00_0001, 7, 2, new long[0], 2048, 2), rings.tx, FlowHasher.random());
 
         assertEquals(FLOWS, sendToEveryFlow(socket));
         final List<Integer> spread = drain();
