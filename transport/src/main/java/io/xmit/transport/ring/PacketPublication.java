@@ -164,6 +164,15 @@ public final class PacketPublication implements AutoCloseable
         return streamId;
     }
 
+    /**
+     * The Aeron publication's registration id: the key of its counters in the driver (sender position and limit of
+     * a UDP ring) and the name of its log file.
+     */
+    public long registrationId()
+    {
+        return publication.registrationId();
+    }
+
     /** The doorbell this publication rings. */
     public RingDoorbell doorbell()
     {

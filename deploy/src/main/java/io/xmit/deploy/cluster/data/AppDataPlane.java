@@ -178,6 +178,7 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
             .onMessage(DataPlaneMessage.SocketUnbound.class, this::onUnbound)
             .onMessage(ReceiverDrained.class, this::onDrained)
             .onMessage(DataPlaneMessage.NodeDrained.class, this::onNodeDrained)
+            .onMessage(DataPlaneMessage.QueueMapChanged.class, this::onQueueMapChanged)
             .onMessageEquals(SendReceipts.INSTANCE, this::onSendReceipts)
             .onMessage(GetBooks.class, get ->
             {
@@ -228,7 +229,8 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
         final PacketSubscription ring = rings.addSubscription(dataEndpoint, streamId, doorbell);
         sockets.put(streamId, new AppSocket(open, streamId, ring, doorbell, wake));
         edge.tell(new DataPlaneMessage.BindSocket(open.service(), open.index(), self.address().toString(),
-            self.longUid(), dataEndpoint, streamId, getContext().getSelf().narrow()));
+            self.longUid(), dataEndpoint, streamId, getContext().getSelf().narrow(),
+            rings.dataPlane().receiverWindowLength()));
     }
 
     private Behavior<Command> onBound(final DataPlaneMessage.SocketBound bound)
@@ -276,6 +278,18 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
         if (null != socket && null == leaving)
         {
             edge.tell(new DataPlaneMessage.SocketReady(socket.receiver.socket().id()));
+        }
+        return this;
+    }
+
+    private Behavior<Command> onQueueMapChanged(final DataPlaneMessage.QueueMapChanged change)
+    {
+        for (final AppSocket socket : sockets.values())
+        {
+            if (null != socket.receiver && socket.receiver.socket().port() == change.port())
+            {
+                socket.receiver.socket().changeQueueMap(change);
+            }
         }
         return this;
     }

@@ -10,6 +10,7 @@ import akka.actor.typed.ActorRef;
  *   app                                   edge
  *   BindSocket ──────────────────────────▶ member added out of steering, ring to the node's stream
  *             ◀────────────────────────── SocketBound (socket id, TX streams, port address, queue map) | BindRefused
+ *             ◀────────────────────────── QueueMapChanged (the port's queue map), on each change
  *   SocketReady (ring connected) ────────▶ member steered to
  *   Receipt (read so far), now and then ─▶ the node's books
  *   UnbindSocket ────────────────────────▶ member out of steering
@@ -21,22 +22,34 @@ import akka.actor.typed.ActorRef;
  */
 public sealed interface DataPlaneMessage extends EdgeDataPlane.Command, AppDataPlane.Command
 {
-    /** Socket {@code index} of {@code service} on {@code node} reads stream {@code streamId} at {@code dataEndpoint}. */
+    /**
+     * Socket {@code index} of {@code service} on {@code node} reads stream {@code streamId} at {@code dataEndpoint},
+     * with a receiver window of {@code receiverWindow} bytes (its driver's {@code rcv-wnd}: what the edge's driver
+     * subtracts from its sender limit to know the position the node confirmed).
+     */
     record BindSocket(String service, int index, String node, long incarnation, String dataEndpoint, int streamId,
-        ActorRef<DataPlaneMessage> replyTo) implements DataPlaneMessage
+        ActorRef<DataPlaneMessage> replyTo, int receiverWindow) implements DataPlaneMessage
     {
     }
 
     /**
      * What the socket needs to send as a member of the edge's group: its id and device port there, the edge's TX
-     * streams (one per TX
-     * queue, at {@code edgeEndpoint}), the group's address and the port's MACs, and the port's queue map (TX and RX
-     * queue counts, each TX queue's {@code xps_rxqs} as a bit mask of RX queues).
+     * streams (one per TX queue of the device, at {@code edgeEndpoint}), the group's address and the port's MACs,
+     * and the port's queue map (RX queue count, each TX queue's {@code xps_rxqs} as a bit mask of RX queues, the
+     * real TX queue count).
      */
     record SocketBound(String service, int index, int socketId, int port, String edgeEndpoint, int[] txStreams,
-        long sourceMac,
-        long destinationMac, int ipv4, int localPort, int rxQueues, long[] xpsRxqs, int maxFrameLength)
-        implements DataPlaneMessage
+        long sourceMac, long destinationMac, int ipv4, int localPort, int rxQueues, long[] xpsRxqs,
+        int maxFrameLength, int realNumTx) implements DataPlaneMessage
+    {
+    }
+
+    /**
+     * The queue map of the edge's device port {@code port} changed (its {@code xps_rxqs} or its real TX queue
+     * count): the node's sockets of that port pick their TX queue by it from now on. Sent once per change to each
+     * node with a socket there.
+     */
+    record QueueMapChanged(int port, int realNumTx, int rxQueues, long[] xpsRxqs) implements DataPlaneMessage
     {
     }
 

@@ -36,6 +36,7 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
     private static final String RELEASE_SOCKET = "X";
     private static final String NODE_LEAVING = "L";
     private static final String NODE_DRAINED = "D";
+    private static final String QUEUE_MAP_CHANGED = "Q";
 
     private final ActorRefResolver resolver;
 
@@ -65,6 +66,7 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
             case DataPlaneMessage.ReleaseSocket m -> RELEASE_SOCKET;
             case DataPlaneMessage.NodeLeaving m -> NODE_LEAVING;
             case DataPlaneMessage.NodeDrained m -> NODE_DRAINED;
+            case DataPlaneMessage.QueueMapChanged m -> QUEUE_MAP_CHANGED;
         };
     }
 
@@ -91,10 +93,10 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
             return switch (manifest)
             {
                 case BIND_SOCKET -> new DataPlaneMessage.BindSocket(in.readUTF(), in.readInt(), in.readUTF(),
-                    in.readLong(), in.readUTF(), in.readInt(), ref(in.readUTF()));
+                    in.readLong(), in.readUTF(), in.readInt(), ref(in.readUTF()), in.readInt());
                 case SOCKET_BOUND -> new DataPlaneMessage.SocketBound(in.readUTF(), in.readInt(), in.readInt(),
-                    in.readInt(), in.readUTF(), readInts(in), in.readLong(), in.readLong(), in.readInt(), in.readInt(), in.readInt(),
-                    readLongs(in), in.readInt());
+                    in.readInt(), in.readUTF(), readInts(in), in.readLong(), in.readLong(), in.readInt(), in.readInt(),
+                    in.readInt(), readLongs(in), in.readInt(), in.readInt());
                 case BIND_REFUSED -> new DataPlaneMessage.BindRefused(in.readUTF(), in.readInt(), in.readUTF());
                 case SOCKET_READY -> new DataPlaneMessage.SocketReady(in.readInt());
                 case RECEIPT -> new DataPlaneMessage.Receipt(in.readInt(), in.readLong());
@@ -104,8 +106,10 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
                 case NODE_LEAVING -> new DataPlaneMessage.NodeLeaving(in.readUTF(), in.readLong(), readLongs(in),
                     ref(in.readUTF()));
                 case NODE_DRAINED -> new DataPlaneMessage.NodeDrained(in.readUTF(), in.readLong());
+                case QUEUE_MAP_CHANGED -> new DataPlaneMessage.QueueMapChanged(in.readInt(), in.readInt(),
+                    in.readInt(), readLongs(in));
                 default -> throw new NotSerializableException("xmit data plane: unknown manifest '" + manifest +
-                    "' (" + bytes.length + " bytes); known are B, S, F, R, C, U, E, X, L, D: is the sender a " +
+                    "' (" + bytes.length + " bytes); known are B, S, F, R, C, U, E, X, L, D, Q: is the sender a " +
                     "different xmit version?");
             };
         }
@@ -135,6 +139,7 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
                 out.writeUTF(m.dataEndpoint());
                 out.writeInt(m.streamId());
                 out.writeUTF(resolver.toSerializationFormat(m.replyTo()));
+                out.writeInt(m.receiverWindow());
             }
             case DataPlaneMessage.SocketBound m ->
             {
@@ -151,6 +156,7 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
                 out.writeInt(m.rxQueues());
                 writeLongs(out, m.xpsRxqs());
                 out.writeInt(m.maxFrameLength());
+                out.writeInt(m.realNumTx());
             }
             case DataPlaneMessage.BindRefused m ->
             {
@@ -190,6 +196,13 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
             {
                 out.writeUTF(m.node());
                 out.writeLong(m.relayed());
+            }
+            case DataPlaneMessage.QueueMapChanged m ->
+            {
+                out.writeInt(m.port());
+                out.writeInt(m.realNumTx());
+                out.writeInt(m.rxQueues());
+                writeLongs(out, m.xpsRxqs());
             }
         }
     }

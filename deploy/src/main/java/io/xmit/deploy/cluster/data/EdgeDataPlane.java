@@ -17,6 +17,7 @@ import io.xmit.actors.Pipeline;
 import io.xmit.actors.PortAddress;
 import io.xmit.actors.RemoteMember;
 import io.xmit.actors.SocketOptions;
+import io.xmit.actors.XpsChange;
 import io.xmit.actors.internal.stage.ActorWake;
 import io.xmit.pipeline.xps.QueueMap;
 import io.xmit.pipeline.xps.XpsMask;
@@ -27,17 +28,23 @@ import io.xmit.transport.ring.RingDoorbell;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
  * The edge's side of the data path, one per edge pipeline: it takes app nodes' sockets into the pipeline's reuseport
  * groups as {@link RemoteMember}s (each with a UDP ring to its node), relays each node's sends into the qdisc rings
  * ({@link TxRelay}), and follows Akka Cluster's membership: a node that becomes unreachable leaves steering (only
- * its flows move) and comes back when reachable again; a node removed without leaving is closed, and what its TX
- * streams still held is counted as {@code nodeDown}. Registered with the receptionist under {@link #KEY}.
+ * its flows move) and comes back when reachable again; a node removed without leaving is closed, what was published
+ * to it is split by {@link RemoteRingBooks}, and what its TX streams still held is counted as {@code nodeDown}. An
+ * incarnation removed, or replaced by a newer one of the same address, is declared lost: its relay is fenced (its
+ * frames refused and counted, never relayed) and it cannot bind again. Changes of a port's queue map go to the app
+ * nodes with sockets there ({@link DataPlaneMessage.QueueMapChanged}). Registered with the receptionist under
+ * {@link #KEY}.
  */
 public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
 {
@@ -50,7 +57,23 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
 
     /** The edge's protocol: the data-plane messages, membership, and local queries. */
     public sealed interface Command permits DataPlaneMessage, Reachability, Removed, GetBooks, RelayReached,
-        RelayStopped
+        RelayStopped, RelayFenced, SetTxQueueCount, SetXpsRxqs
+    {
+    }
+
+    /**
+     * Sets the real TX queue count of {@code port} ({@link Pipeline#setTxQueueCount}) and tells every app node with a
+     * socket on it, so that their sends follow.
+     */
+    public record SetTxQueueCount(int port, int count, ActorRef<XpsChange> replyTo) implements Command
+    {
+    }
+
+    /**
+     * Writes {@code xps_rxqs} of TX queue {@code txq} on {@code port} ({@link Pipeline#setXpsRxqs}) and tells every
+     * app node with a socket on it.
+     */
+    public record SetXpsRxqs(int port, int txq, String mask, ActorRef<XpsChange> replyTo) implements Command
     {
     }
 
@@ -75,31 +98,50 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
     {
     }
 
+    record RelayFenced(TxRelay.Fenced fenced) implements Command
+    {
+    }
+
     /**
-     * One app node's books on the edge. Receive side: {@code published = received + unconfirmed + in flight}, where
-     * in flight is what its open sockets' rings hold or their handlers have not reported yet. Send side: every frame
-     * its TX streams brought is relayed, rejected, refused or counted {@code txNodeDown}.
+     * One app node's books on the edge. Receive side: {@code published = received + unconfirmed + rxNodeDown + in
+     * flight}, where in flight is what its open sockets' rings hold or their handlers have not reported yet. Send
+     * side: every frame its TX streams brought is relayed, rejected, refused or counted {@code txNodeDown}.
      *
      * @param steered     its sockets the RX queues steer to now (ring connected, node reachable, not leaving).
      * @param published   datagrams the RX queues put into its sockets' rings.
-     * @param received    of those, what its sockets reported read: at their last receipt, or at release.
-     * @param unconfirmed of its closed sockets' datagrams, those it never reported read: 0 after a graceful leave;
-     *                    for a node removed without leaving, what it had not reported by its last receipt, an upper
-     *                    bound of what it lost.
+     * @param received    of those, what its sockets are known to have read: reported at their last receipt or at
+     *                    release, or, for a node removed without leaving, confirmed by its driver's last status
+     *                    message (whichever says more).
+     * @param unconfirmed of its closed sockets' datagrams, those sent to it and never known read: 0 after a graceful
+     *                    leave; for a node removed without leaving, what the edge's driver had sent past the last
+     *                    confirmed position, an upper bound of what it lost (it may have read some of them).
      * @param relayed     its sends copied into the qdisc rings.
      * @param rejected    its frames from a socket it does not hold (unbound, or never bound here).
      * @param refused     its frames the pipeline refused (stopping, closed, too long).
      * @param txNodeDown  its frames left in its TX streams when it was removed without leaving.
+     * @param rxNodeDown  of its closed sockets' datagrams, those the edge's driver had not sent when the node was
+     *                    removed without leaving (or replaced by a newer incarnation): lost, exactly (they never
+     *                    reached it).
+     * @param txStaleIncarnation its frames read after a newer incarnation of the node bound, or left in its streams
+     *                    then: refused, never relayed.
      */
     public record NodeBooks(String node, long incarnation, boolean live, int sockets, int steered, long published,
         long received, long unconfirmed, long relayed, long rejected, long refused, long txNodeDown,
-        long relayBackPressured)
+        long relayBackPressured, long rxNodeDown, long txStaleIncarnation)
     {
+        /** The books without the counts added later, which are 0. */
+        public NodeBooks(final String node, final long incarnation, final boolean live, final int sockets,
+            final int steered, final long published, final long received, final long unconfirmed, final long relayed,
+            final long rejected, final long refused, final long txNodeDown, final long relayBackPressured)
+        {
+            this(node, incarnation, live, sockets, steered, published, received, unconfirmed, relayed, rejected,
+                refused, txNodeDown, relayBackPressured, 0, 0);
+        }
     }
 
     public record EdgeBooks(List<NodeBooks> nodes)
     {
-        /** The books of the live or last incarnation at {@code address}, or null. */
+        /** The books of the live incarnation at {@code address}, else of the last one it had, or null. */
         public NodeBooks node(final String address)
         {
             NodeBooks found = null;
@@ -107,6 +149,10 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
             {
                 if (books.node().equals(address))
                 {
+                    if (books.live())
+                    {
+                        return books;
+                    }
                     found = books;
                 }
             }
@@ -119,13 +165,15 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
     {
         final RemoteMember member;
         final PacketPublication ring;
+        final RemoteRingBooks ringBooks;
         boolean ready;
         long confirmed;
 
-        EdgeSocket(final RemoteMember member, final PacketPublication ring)
+        EdgeSocket(final RemoteMember member, final PacketPublication ring, final RemoteRingBooks ringBooks)
         {
             this.member = member;
             this.ring = ring;
+            this.ringBooks = ringBooks;
         }
     }
 
@@ -137,11 +185,18 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         final TxRelay relay;
         final ActorRef<TxRelay.Command> relayActor;
         final Map<Integer, EdgeSocket> sockets = new LinkedHashMap<>();
+        /** Its data plane, which takes the queue-map changes. */
+        ActorRef<DataPlaneMessage> app;
         boolean reachable = true;
         boolean relayStopped;
         boolean nodeDown;
+        /** Declared lost while it may still send (a newer incarnation bound): its relay is asked to refuse all. */
+        boolean fenceAsked;
+        /** Binds of its newer incarnation, waiting until its members have left the group (steering keys). */
+        final List<DataPlaneMessage.BindSocket> pendingBinds = new ArrayList<>();
         long closedPublished;
         long closedConfirmed;
+        long closedNotSent;
         ActorRef<DataPlaneMessage> drainedReply;
 
         EdgeNode(final String address, final long incarnation, final TxRelay relay,
@@ -170,13 +225,13 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
             long received = closedConfirmed;
             for (final EdgeSocket socket : sockets.values())
             {
-                steered += socket.ready && reachable ? 1 : 0;
+                steered += socket.ready && reachable && live ? 1 : 0;
                 published += socket.member.delivered();
                 received += socket.confirmed;
             }
             return new NodeBooks(address, incarnation, live, sockets.size(), steered, published, received,
-                closedPublished - closedConfirmed, relay.relayed(), relay.rejected(), relay.refused(),
-                relay.nodeDown(), relay.backPressured());
+                closedPublished - closedConfirmed - closedNotSent, relay.relayed(), relay.rejected(),
+                relay.refused(), relay.nodeDown(), relay.backPressured(), closedNotSent, relay.staleIncarnation());
         }
     }
 
@@ -187,8 +242,13 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
     private final Map<String, EdgeNode> nodes = new HashMap<>();
     private final Map<Integer, EdgeNode> nodeOfSocket = new HashMap<>();
     private final List<NodeBooks> gone = new ArrayList<>();
+    /** The queue map each port's app nodes were told last (at bind, or since). */
+    private final Map<Integer, QueueMap> toldMaps = new HashMap<>();
+    /** Incarnations removed from the cluster or replaced by a newer one: never bound again. */
+    private final Set<String> declaredLost = new HashSet<>();
     private final ActorRef<TxRelay.Reached> relayReached;
     private final ActorRef<TxRelay.Stopped> relayStopped;
+    private final ActorRef<TxRelay.Fenced> relayFenced;
     private int nextNode;
 
     private EdgeDataPlane(final ActorContext<Command> context, final Pipeline pipeline, final NetworkRings rings,
@@ -201,6 +261,7 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         this.services = Map.copyOf(services);
         this.relayReached = context.messageAdapter(TxRelay.Reached.class, RelayReached::new);
         this.relayStopped = context.messageAdapter(TxRelay.Stopped.class, RelayStopped::new);
+        this.relayFenced = context.messageAdapter(TxRelay.Fenced.class, RelayFenced::new);
         final Cluster cluster = Cluster.get(context.getSystem());
         cluster.subscriptions().tell(Subscribe.create(
             context.messageAdapter(ClusterEvent.ReachabilityEvent.class, Reachability::new),
@@ -256,7 +317,22 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
             .onMessage(Removed.class, this::onRemoved)
             .onMessage(RelayReached.class, this::onRelayReached)
             .onMessage(RelayStopped.class, this::onRelayStopped)
+            .onMessage(RelayFenced.class, this::onRelayFenced)
             .onMessage(GetBooks.class, this::onGetBooks)
+            .onMessage(SetTxQueueCount.class, set ->
+            {
+                final XpsChange change = pipeline.setTxQueueCount(set.port(), set.count());
+                tellQueueMap(set.port());
+                set.replyTo().tell(change);
+                return this;
+            })
+            .onMessage(SetXpsRxqs.class, set ->
+            {
+                final XpsChange change = pipeline.setXpsRxqs(set.port(), set.txq(), set.mask());
+                tellQueueMap(set.port());
+                set.replyTo().tell(change);
+                return this;
+            })
             .onSignal(PostStop.class, signal -> onPostStop())
             .build();
     }
@@ -278,24 +354,49 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
                 "socket cannot wait for yet; give the port a static next hop (arp = off)"));
             return this;
         }
-        final QueueMap map = pipeline.queueMap(options.port());
+        final String key = EdgeNode.key(bind.node(), bind.incarnation());
+        if (declaredLost.contains(key))
+        {
+            bind.replyTo().tell(new DataPlaneMessage.BindRefused(bind.service(), bind.index(), "node " +
+                bind.node() + " incarnation " + bind.incarnation() + " was declared lost (removed from the " +
+                "cluster, or a newer incarnation of it bound): its streams are refused; a restarted node binds " +
+                "as its new incarnation"));
+            return this;
+        }
+        for (final EdgeNode old : List.copyOf(nodes.values()))
+        {
+            if (old.address.equals(bind.node()) && old.incarnation != bind.incarnation() && supersede(old, bind))
+            {
+                return this;
+            }
+        }
+        tellQueueMap(options.port());
+        final QueueMap map = toldMaps.get(options.port());
         PacketPublication ring = null;
+        RemoteRingBooks ringBooks = null;
         try
         {
-            final EdgeNode node = nodes.computeIfAbsent(EdgeNode.key(bind.node(), bind.incarnation()),
-                key -> newNode(bind.node(), bind.incarnation(), map.numTxQueues()));
+            final EdgeNode node = nodes.computeIfAbsent(key,
+                absent -> newNode(bind.node(), bind.incarnation(),
+                    Math.max(map.numTxQueues(), pipeline.driver(options.port()).txQueueCount())));
+            node.app = bind.replyTo();
             ring = rings.addPublication(bind.dataEndpoint(), bind.streamId());
+            ringBooks = RemoteRingBooks.open(rings, ring, bind.receiverWindow());
             final RemoteMember member = pipeline.openRemote(options, ring, steeringKey(bind.node(), bind.index()));
-            node.sockets.put(member.id(), new EdgeSocket(member, ring));
+            node.sockets.put(member.id(), new EdgeSocket(member, ring, ringBooks));
             nodeOfSocket.put(member.id(), node);
             node.relay.add(member);
             bind.replyTo().tell(new DataPlaneMessage.SocketBound(bind.service(), bind.index(), member.id(),
                 options.port(), dataEndpoint, node.relay.streamIds(), address.mac(), address.peerMac(),
                 address.ipv4(), options.localPort(), map.numRxQueues(), xpsRxqs(map),
-                pipeline.driver(options.port()).maxFrame()));
+                pipeline.driver(options.port()).maxFrame(), map.realNumTx()));
         }
         catch (final RuntimeException ex)
         {
+            if (null != ringBooks)
+            {
+                ringBooks.close();
+            }
             if (null != ring)
             {
                 ring.close();
@@ -312,7 +413,7 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         if (null != socket)
         {
             socket.ready = true;
-            if (node.reachable)
+            if (node.reachable && !declaredLost.contains(node.key()))
             {
                 socket.member.steer(true);
             }
@@ -327,6 +428,8 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         if (null != socket)
         {
             socket.confirmed = Math.max(socket.confirmed, receipt.received());
+            // A change made on the pipeline itself, not through this actor, reaches the nodes within a receipt.
+            tellQueueMap(socket.member.port());
         }
         return this;
     }
@@ -351,8 +454,12 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         if (null != socket)
         {
             socket.confirmed = Math.max(socket.confirmed, release.received());
-            close(node, socket);
+            close(node, socket, false);
             retireIfDone(node);
+            if (node.sockets.isEmpty())
+            {
+                bindWaiting(node);
+            }
         }
         return this;
     }
@@ -393,7 +500,7 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
             node.reachable = reachable;
             for (final EdgeSocket socket : node.sockets.values())
             {
-                if (socket.ready)
+                if (socket.ready && !declaredLost.contains(node.key()))
                 {
                     socket.member.steer(reachable);
                 }
@@ -404,7 +511,9 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
 
     private Behavior<Command> onRemoved(final Removed removed)
     {
-        for (final EdgeNode node : nodesAt(removed.event().member().uniqueAddress()))
+        final UniqueAddress member = removed.event().member().uniqueAddress();
+        declaredLost.add(EdgeNode.key(member.address().toString(), member.longUid()));
+        for (final EdgeNode node : nodesAt(member))
         {
             // Out of steering now; its members close once the relay has stopped using them.
             node.nodeDown = true;
@@ -441,12 +550,50 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         return this;
     }
 
+    /**
+     * {@code old} is an older incarnation of the node {@code bind} comes from: declared lost, out of steering, its
+     * relay fenced (every frame it still sends refused and counted), its sockets closed as a lost node's.
+     *
+     * @return true if {@code bind} waits until {@code old}'s members have left the group.
+     */
+    private boolean supersede(final EdgeNode old, final DataPlaneMessage.BindSocket bind)
+    {
+        declaredLost.add(old.key());
+        for (final EdgeSocket socket : old.sockets.values())
+        {
+            socket.member.steer(false);
+        }
+        if (!old.fenceAsked && !old.nodeDown && !old.relayStopped)
+        {
+            old.fenceAsked = true;
+            old.relayActor.tell(new TxRelay.Fence(relayFenced));
+        }
+        if (old.sockets.isEmpty())
+        {
+            return false;
+        }
+        old.pendingBinds.add(bind);
+        return true;
+    }
+
+    private Behavior<Command> onRelayFenced(final RelayFenced fenced)
+    {
+        for (final EdgeNode node : List.copyOf(nodes.values()))
+        {
+            if (node.relay == fenced.fenced().relay())
+            {
+                closeAll(node);
+            }
+        }
+        return this;
+    }
+
     private Behavior<Command> onGetBooks(final GetBooks get)
     {
         final List<NodeBooks> books = new ArrayList<>(gone);
         for (final EdgeNode node : nodes.values())
         {
-            books.add(node.books(true));
+            books.add(node.books(!declaredLost.contains(node.key())));
         }
         get.replyTo().tell(new EdgeBooks(List.copyOf(books)));
         return this;
@@ -458,10 +605,31 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         {
             for (final EdgeSocket socket : node.sockets.values())
             {
-                close(node, socket);
+                close(node, socket, false);
             }
         }
         return this;
+    }
+
+    /** If {@code port}'s queue map is not the one its app nodes were told last, tells them the new one. */
+    private void tellQueueMap(final int port)
+    {
+        final QueueMap map = pipeline.queueMap(port);
+        final QueueMap told = toldMaps.put(port, map);
+        if (null == told || told == map)
+        {
+            return;
+        }
+        final DataPlaneMessage.QueueMapChanged change = new DataPlaneMessage.QueueMapChanged(port, map.realNumTx(),
+            map.numRxQueues(), xpsRxqs(map));
+        for (final EdgeNode node : nodes.values())
+        {
+            if (!declaredLost.contains(node.key()) &&
+                node.sockets.values().stream().anyMatch(socket -> socket.member.port() == port))
+            {
+                node.app.tell(change);
+            }
+        }
     }
 
     private EdgeNode newNode(final String address, final long incarnation, final int txQueues)
@@ -484,22 +652,49 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         for (final EdgeSocket socket : List.copyOf(node.sockets.values()))
         {
             nodeOfSocket.remove(socket.member.id());
-            close(node, socket);
+            close(node, socket, node.nodeDown || node.fenceAsked);
         }
         node.sockets.clear();
         retireIfDone(node);
+        bindWaiting(node);
     }
 
-    private static void close(final EdgeNode node, final EdgeSocket socket)
+    /** {@code node}'s members have all left the group: the binds of its newer incarnation go ahead. */
+    private void bindWaiting(final EdgeNode node)
     {
-        if (null != socket)
+        final List<DataPlaneMessage.BindSocket> waiting = List.copyOf(node.pendingBinds);
+        node.pendingBinds.clear();
+        for (final DataPlaneMessage.BindSocket bind : waiting)
         {
-            node.relay.remove(socket.member.id());
-            socket.member.close();
-            socket.ring.close();
-            node.closedPublished += Math.max(0, socket.member.delivered());
-            node.closedConfirmed += socket.confirmed;
+            onBind(bind);
         }
+    }
+
+    /**
+     * Closes a socket's member and ring and moves its counts to the node's. For a node {@code lost} without leaving,
+     * the ring's books split what was published to it: read (by its last receipt, or confirmed by its driver),
+     * sent and not confirmed, and never sent ({@link RemoteRingBooks}).
+     */
+    private static void close(final EdgeNode node, final EdgeSocket socket, final boolean lost)
+    {
+        if (lost)
+        {
+            socket.ringBooks.settle();
+        }
+        node.relay.remove(socket.member.id());
+        socket.member.close();
+        socket.ring.close();
+        final long published = Math.max(0, socket.member.delivered());
+        long received = socket.confirmed;
+        if (lost)
+        {
+            final RemoteRingBooks books = socket.ringBooks;
+            received = Math.max(received, published - books.framesFrom(books.confirmedPosition()));
+            node.closedNotSent += Math.min(published - received, books.framesFrom(books.senderPosition()));
+        }
+        socket.ringBooks.close();
+        node.closedPublished += published;
+        node.closedConfirmed += received;
     }
 
     /** A node with no socket left and its relay stopped is gone: its books move to {@link #gone}. */

@@ -38,7 +38,7 @@ public final class RemoteUdpSocket implements UdpSocket
 {
     private final DataPlaneMessage.SocketBound bound;
     private final PacketPublication[] txStreams;
-    private final QueueMap queueMap;
+    private volatile QueueMap queueMap;
     private final FlowHasher hasher;
     private final FlowKey local = new FlowKey();
     private final FlowKey scratch = new FlowKey();
@@ -56,23 +56,41 @@ public final class RemoteUdpSocket implements UdpSocket
         this.bound = bound;
         this.txStreams = txStreams;
         this.hasher = hasher;
-        this.queueMap = queueMap(bound, txStreams.length);
+        this.queueMap = queueMap(bound.realNumTx(), bound.rxQueues(), bound.xpsRxqs(), txStreams.length);
         local.setIpv4(FlowKey.PROTO_UDP, bound.ipv4(), 0, bound.localPort(), 0);
     }
 
-    /** The edge's queue map as far as a remote sender uses it: queue counts and {@code xps_rxqs}. */
-    static QueueMap queueMap(final DataPlaneMessage.SocketBound bound, final int txQueues)
+    /**
+     * The edge's queue map as far as a remote sender uses it: the real TX queue count (at most {@code txQueues},
+     * the TX streams), the RX queue count and {@code xps_rxqs}.
+     */
+    static QueueMap queueMap(final int realNumTx, final int rxQueues, final long[] xps, final int txQueues)
     {
-        QueueMap map = QueueMap.create(txQueues, 1, Math.max(1, bound.rxQueues()));
-        final long[] xps = bound.xpsRxqs();
-        for (int q = 0; q < xps.length && q < txQueues; q++)
+        QueueMap map = QueueMap.create(txQueues, 1, Math.max(1, rxQueues))
+            .withRealNumTx(Math.clamp(realNumTx, 1, txQueues));
+        for (int q = 0; q < xps.length && q < map.realNumTx(); q++)
         {
             if (0 != xps[q])
             {
-                map = map.withXpsRxqs(q, XpsMask.of(bound.rxQueues(), bits(xps[q])));
+                map = map.withXpsRxqs(q, XpsMask.of(rxQueues, bits(xps[q])));
             }
         }
         return map;
+    }
+
+    /**
+     * The edge's port changed its queue map: sends pick their TX queue by the new one from the next on. A
+     * control-plane call (it builds the map); a send running meanwhile uses the old or the new map whole.
+     */
+    void changeQueueMap(final DataPlaneMessage.QueueMapChanged change)
+    {
+        queueMap = queueMap(change.realNumTx(), change.rxQueues(), change.xpsRxqs(), txStreams.length);
+    }
+
+    /** The queue map its sends pick by now. */
+    QueueMap queueMap()
+    {
+        return queueMap;
     }
 
     private static int[] bits(final long word)

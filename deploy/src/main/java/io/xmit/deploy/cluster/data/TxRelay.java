@@ -33,7 +33,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * and its sockets' sends return {@code BACK_PRESSURED} too, end to end. The ring does not say when it has room
  * again, so a back-pressured relay looks again {@link #RETRY_AFTER} later (its only timer). Every frame not relayed
  * is counted: from a socket the node does not hold ({@code rejected}), refused by the pipeline ({@code refused}:
- * stopping, closed, too long), or left in the streams when the node is gone ({@code nodeDown}).
+ * stopping, closed, too long), left in the streams when the node is gone ({@code nodeDown}), or sent by an
+ * incarnation the edge has declared lost ({@code staleIncarnation}: once {@link #fence}d, nothing is relayed).
  * <p>
  * Cost over a local socket's send: the receiving driver's copy into the UDP image, this copy into the IPC ring, and
  * one actor hop.
@@ -49,9 +50,11 @@ final class TxRelay
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong nodeDown = new AtomicLong();
     private final AtomicLong backPressured = new AtomicLong();
+    private final AtomicLong staleIncarnation = new AtomicLong();
     private final PacketPeekHandler onFrame = this::onFrame;
-    private final PacketHandler countLeftover = (header, buffer, offset, length) -> nodeDown.incrementAndGet();
+    private final PacketHandler countLeftover = this::countLeftover;
     private volatile Int2ObjectHashMap<RemoteMember> members = new Int2ObjectHashMap<>();
+    private volatile boolean fenced;
     private int txq;
     private boolean pressured;
 
@@ -67,6 +70,20 @@ final class TxRelay
         final Int2ObjectHashMap<RemoteMember> copy = new Int2ObjectHashMap<>(members);
         copy.put(member.id(), member);
         members = copy;
+    }
+
+    /**
+     * The node's incarnation is declared lost while its streams may still bring frames (a newer incarnation of the
+     * node has bound): from now on every frame is read and counted {@code staleIncarnation}, none relayed.
+     */
+    void fence()
+    {
+        fenced = true;
+    }
+
+    boolean fenced()
+    {
+        return fenced;
     }
 
     synchronized void remove(final int socketId)
@@ -173,8 +190,24 @@ final class TxRelay
         return backPressured.get();
     }
 
+    long staleIncarnation()
+    {
+        return staleIncarnation.get();
+    }
+
+    private void countLeftover(final RingFrameHeader header, final DirectBuffer buffer, final int offset,
+        final int length)
+    {
+        (fenced ? staleIncarnation : nodeDown).incrementAndGet();
+    }
+
     private int onFrame(final RingFrameHeader header, final DirectBuffer buffer, final int offset, final int length)
     {
+        if (fenced)
+        {
+            staleIncarnation.incrementAndGet();
+            return PacketPeekHandler.CONTINUE;
+        }
         final RemoteMember member = members.get(header.socketId());
         if (null == member)
         {
@@ -219,6 +252,15 @@ final class TxRelay
     }
 
     record Reached(TxRelay relay)
+    {
+    }
+
+    /** {@link #fence} the relay between two polls, then reply: from then on no member of the node is used. */
+    record Fence(ActorRef<Fenced> replyTo) implements Command
+    {
+    }
+
+    record Fenced(TxRelay relay)
     {
     }
 
@@ -270,6 +312,7 @@ final class TxRelay
                 .onMessageEquals(Poll.INSTANCE, this::onPoll)
                 .onMessageEquals(Retry.INSTANCE, this::onRetry)
                 .onMessage(DrainTo.class, this::onDrainTo)
+                .onMessage(Fence.class, this::onFence)
                 .onMessage(Stop.class, this::onStop)
                 .build();
         }
@@ -299,6 +342,13 @@ final class TxRelay
         {
             drain = message;
             replyIfReached();
+            return this;
+        }
+
+        private Behavior<Command> onFence(final Fence fence)
+        {
+            relay.fence();
+            fence.replyTo().tell(new Fenced(relay));
             return this;
         }
 

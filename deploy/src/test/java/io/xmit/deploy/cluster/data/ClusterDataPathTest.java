@@ -19,10 +19,14 @@ import io.xmit.actors.ReceivedDatagram;
 import io.xmit.actors.SendResult;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
+import io.xmit.actors.XpsChange;
+import io.xmit.actors.stats.CounterScope;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.pipeline.testing.Await;
 import io.xmit.transport.ring.DataPlaneConfig;
 import io.xmit.transport.ring.NetworkRings;
+import io.xmit.transport.ring.PacketSubscription;
+import io.xmit.transport.ring.RingDoorbell;
 import io.xmit.transport.ring.RingsConfig;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -39,8 +43,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -108,6 +115,9 @@ class ClusterDataPathTest
     private final AtomicLong replies = new AtomicLong();
     private final List<ActorRef<AppDataPlane.Command>> apps = new ArrayList<>();
     private final UdpSocket[] clients = new UdpSocket[FLOWS];
+    /** Each app node's first socket, by node. */
+    private final Map<Integer, RemoteUdpSocket> appSockets = new ConcurrentHashMap<>();
+    private final List<RemoteUdpSocket> allSockets = new CopyOnWriteArrayList<>();
     private ActorSystem<Void> edgeSystem;
     private Pipeline pipeline;
     private ActorRef<EdgeDataPlane.Command> edge;
@@ -137,11 +147,8 @@ class ClusterDataPathTest
     @Timeout(value = 150, unit = TimeUnit.SECONDS)
     void requestsCrossTheUdpHopBooksAgreeAndAGracefulLeaveLosesNothing()
     {
-        startCluster();
-
         // Round 1: every flow, both nodes serve.
-        sendRound();
-        Await.exactly("replies to the first round", (long)FLOWS * ROUNDS, replies::get);
+        startClusterAndServeRoundOne();
         final Map<Integer, Integer> before = nodeByFlow();
         final Map<Integer, Integer> socketBefore = Map.copyOf(servedBy);
         assertEquals(FLOWS, before.size());
@@ -162,6 +169,15 @@ class ClusterDataPathTest
             () -> pipeline.total(CounterType.RX_DELIVERED, 1));
         pipeline.verify();
 
+        // Port A goes down to one TX queue through the edge: both nodes are told, and round 2's replies all leave on
+        // queue 0 (§1.1(b)).
+        final XpsChange oneQueue = ask(edgeSystem, edge, replyTo -> new EdgeDataPlane.SetTxQueueCount(0, 1, replyTo));
+        assertTrue(oneQueue.applied(), oneQueue.message());
+        Await.until("every app socket picks over one TX queue",
+            () -> allSockets.stream().allMatch(socket -> 1 == socket.queueMap().realNumTx()), allSockets::toString);
+        final long[] onQueue = {pipeline.counter(CounterType.QDISC_PACKETS, CounterScope.txq(0, 0)),
+            pipeline.counter(CounterType.QDISC_PACKETS, CounterScope.txq(0, 1))};
+
         // Round 2 goes out, and node 2 leaves at once: what its sockets had taken is still answered.
         sendRound();
         final AppDataPlane.Left left = ask(systems.get(2), apps.get(1), AppDataPlane.Leave::new);
@@ -171,6 +187,10 @@ class ClusterDataPathTest
             systems.get(2).getWhenTerminated().toCompletableFuture().isDone(), () -> upMembers(edgeSystem),
             FORMATION);
         Await.exactly("replies to both rounds", 2L * requests, replies::get);
+        assertEquals(List.of(requests, 0L), List.of(
+            pipeline.counter(CounterType.QDISC_PACKETS, CounterScope.txq(0, 0)) - onQueue[0],
+            pipeline.counter(CounterType.QDISC_PACKETS, CounterScope.txq(0, 1)) - onQueue[1]),
+            "round 2's replies on port A's TX queues 0 and 1");
 
         final EdgeDataPlane.NodeBooks gone = edgeBooks().node(leaving.toString());
         assertNotNull(gone, "the edge keeps the books of a node that left");
@@ -204,9 +224,7 @@ class ClusterDataPathTest
     @Timeout(value = 150, unit = TimeUnit.SECONDS)
     void aNodeLostWithoutLeavingLosesOnlyItsFlowsAndTheEdgeCountsWhatItNeverConfirmed()
     {
-        startCluster();
-        sendRound();
-        Await.exactly("replies to the first round", (long)FLOWS * ROUNDS, replies::get);
+        startClusterAndServeRoundOne();
         final Map<Integer, Integer> before = nodeByFlow();
         final Map<Integer, Integer> socketBefore = Map.copyOf(servedBy);
         final long node2Flows = before.values().stream().filter(node -> 2 == node).count();
@@ -228,15 +246,17 @@ class ClusterDataPathTest
         }, this::edgeBooks, Duration.ofSeconds(40));
         final EdgeDataPlane.NodeBooks gone = edgeBooks().node(lost.toString());
 
-        // Node 2 read nothing after its last receipt, and every reply it sent was relayed: what it lost is exactly
-        // its unconfirmed count. Every request is answered, dropped on the edge under a reason (node 2's rings gone),
-        // or in that count.
+        // Node 2 read nothing after its last receipt (its driver confirms no more than that), and every reply it
+        // sent was relayed: what it lost is exactly what was sent to it unconfirmed and what the edge never sent.
+        // Every request is answered, dropped on the edge under a reason (node 2's rings gone), or in those counts.
         assertEquals(List.of(node2.received(), gone.published() - node2.received(), node2.sent(), 0L, 0L),
-            List.of(gone.received(), gone.unconfirmed(), gone.relayed(), gone.rejected(), gone.txNodeDown()),
-            "received (by its last receipt), unconfirmed, relayed, rejected, tx node_down of the lost node");
+            List.of(gone.received(), gone.unconfirmed() + gone.rxNodeDown(), gone.relayed(), gone.rejected(),
+                gone.txNodeDown()),
+            "received (by its last receipt), unconfirmed + rx node_down, relayed, rejected, tx node_down of the " +
+                "lost node");
         final long requests = 2L * FLOWS * ROUNDS;
-        Await.exactly("requests answered, dropped on port A, or unconfirmed by the lost node", requests,
-            () -> replies.get() + rxDrops(pipeline) + gone.unconfirmed());
+        Await.exactly("requests answered, dropped on port A, or lost with node 2", requests,
+            () -> replies.get() + rxDrops(pipeline) + gone.unconfirmed() + gone.rxNodeDown());
         final long dropped = rxDrops(pipeline);
         assertEquals(0, repliesRefused[0].get(), "replies node 1 could not send");
         assertEquals(2L * ROUNDS * (FLOWS - node2Flows), repliesOn(before, 1), "node 1's flows lost nothing");
@@ -248,6 +268,70 @@ class ClusterDataPathTest
         assertOnlyNode2sFlowsMoved(before, socketBefore);
         assertEquals(dropped, rxDrops(pipeline), "drops on the edge's port A after node 2 was removed");
         pipeline.verify();
+    }
+
+    @Test
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void aNewerIncarnationOfANodeFencesTheOldOneWhoseFramesAreRefusedNeverRelayed()
+    {
+        startClusterAndServeRoundOne();
+
+        // Node 2 restarted as far as the edge can tell: a newer incarnation at its address binds socket 0 (as a
+        // paused node's successor would, while the paused one still runs).
+        final Address node2 = address(systems.get(2));
+        final long oldUid = Cluster.get(systems.get(2)).selfMember().uniqueAddress().longUid();
+        final NetworkRings successorRings = rings("app-2-successor");
+        final PacketSubscription successorRing = successorRings.addSubscription("127.0.0.1:0",
+            AppDataPlane.RX_STREAM_BASE, new RingDoorbell(() -> { }));
+        final Queue<DataPlaneMessage> toSuccessor = new ConcurrentLinkedQueue<>();
+        final ActorRef<DataPlaneMessage> successor = edgeSystem.systemActorOf(Behaviors.receiveMessage(message ->
+        {
+            toSuccessor.add(message);
+            return Behaviors.same();
+        }), "successor", Props.empty());
+        final AppDataPlane.AppBooks node2Before = appBooks(2);
+        edge.tell(new DataPlaneMessage.BindSocket("echo", 0, node2.toString(), oldUid + 1,
+            successorRing.localEndpoint(), AppDataPlane.RX_STREAM_BASE, successor,
+            successorRings.dataPlane().receiverWindowLength()));
+        Await.until("the newer incarnation bound", () -> toSuccessor.peek() instanceof DataPlaneMessage.SocketBound,
+            toSuccessor::toString);
+        final EdgeDataPlane.NodeBooks fenced = incarnation(oldUid);
+        assertEquals(List.of(false, 0, 0, node2Before.received(), node2Before.sent()),
+            List.of(fenced.live(), fenced.sockets(), fenced.steered(), fenced.received() + fenced.unconfirmed() +
+                fenced.rxNodeDown(), fenced.relayed()),
+            "live, sockets, steered, received + unconfirmed + rx node_down, relayed of the old incarnation");
+        assertEquals(node2Before.received(), fenced.published());
+
+        // The old incarnation wakes and sends: every frame is refused and counted, none reaches the pipeline.
+        final long sentOnTheEdge = pipeline.total(CounterType.SOCKET_SENT, 0);
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[32]);
+        for (int i = 0; i < 10; i++)
+        {
+            assertTrue(appSockets.get(2).sendTo(clients[0].local(), payload, 0, payload.capacity()) > 0);
+        }
+        Await.exactly("the old incarnation's frames refused", 10, () -> incarnation(oldUid).txStaleIncarnation());
+        assertEquals(List.of(node2Before.sent(), sentOnTheEdge), List.of(incarnation(oldUid).relayed(),
+            pipeline.total(CounterType.SOCKET_SENT, 0)), "relayed from the old incarnation, sent on port A");
+
+        // A bind from the old incarnation is refused by name; every flow is answered by node 1 meanwhile.
+        final AppDataPlane.Opened late = ask(systems.get(2), apps.get(1), replyTo -> new AppDataPlane.Open("echo",
+            5, (socket, request) -> { }, replyTo));
+        assertEquals("node " + node2 + " incarnation " + oldUid + " was declared lost (removed from the cluster, " +
+            "or a newer incarnation of it bound): its streams are refused; a restarted node binds as its new " +
+            "incarnation", late.refusal());
+        final long answered = replies.get();
+        sendRound();
+        Await.exactly("replies to round 2, all from node 1", answered + (long)FLOWS * ROUNDS, replies::get);
+        assertEquals(0, rxDrops(pipeline), "drops on the edge's port A");
+        pipeline.verify();
+    }
+
+    /** {@link #startCluster}, then a round of requests on every flow, all answered. */
+    private void startClusterAndServeRoundOne()
+    {
+        startCluster();
+        sendRound();
+        Await.exactly("replies to the first round", (long)FLOWS * ROUNDS, replies::get);
     }
 
     /**
@@ -293,6 +377,8 @@ class ClusterDataPathTest
                 final AppDataPlane.Opened reply = ask(system, app, replyTo -> new AppDataPlane.Open("echo",
                     socketIndex, (socket, request) -> echo(node, socket, request), replyTo));
                 assertNull(reply.refusal(), "the edge refused a socket");
+                appSockets.putIfAbsent(node, reply.socket());
+                allSockets.add(reply.socket());
             }
         }
         Await.until("all four remote sockets steered to", () -> steered() == 2 * SOCKETS_PER_NODE,
@@ -421,6 +507,12 @@ class ClusterDataPathTest
     private EdgeDataPlane.NodeBooks nodeBooks(final EdgeDataPlane.EdgeBooks books, final int node)
     {
         return books.node(address(systems.get(node)).toString());
+    }
+
+    /** The edge's books of node 2's incarnation {@code uid}. */
+    private EdgeDataPlane.NodeBooks incarnation(final long uid)
+    {
+        return edgeBooks().nodes().stream().filter(books -> books.incarnation() == uid).findFirst().orElseThrow();
     }
 
     private EdgeDataPlane.EdgeBooks edgeBooks()

@@ -54,7 +54,7 @@ class DataPathAllocationTest
 
         final DataPlaneMessage.SocketBound bound = new DataPlaneMessage.SocketBound("echo", 0, SOCKET_ID, 0,
             "127.0.0.1:1", new int[] {TX_STREAM}, 0x0200_0000_0001L, 0x0200_0000_0002L, 0x0A00_0001, 7, 2,
-            new long[0], 2048);
+            new long[0], 2048, 1);
         final RemoteUdpSocket socket = new RemoteUdpSocket(bound, new PacketPublication[] {txRing},
             new FlowHasher(1, 2));
         final ScriptedMember member = new ScriptedMember(SOCKET_ID, false);

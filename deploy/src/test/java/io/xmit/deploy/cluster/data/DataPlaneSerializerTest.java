@@ -48,7 +48,7 @@ class DataPlaneSerializerTest
     {
         final List<DataPlaneMessage> messages = List.of(
             new DataPlaneMessage.BindSocket("echo", 3, "akka://c@127.0.0.1:25521", -77L, "127.0.0.1:40121",
-                0x2000_0001, ref),
+                0x2000_0001, ref, 128 * 1024),
             new DataPlaneMessage.BindRefused("echo", 3, "no service 'echo' on this edge; it has [dns]"),
             new DataPlaneMessage.SocketReady(12),
             new DataPlaneMessage.Receipt(12, 1L << 35),
@@ -67,13 +67,14 @@ class DataPlaneSerializerTest
     {
         final DataPlaneMessage.SocketBound bound = new DataPlaneMessage.SocketBound("echo", 1, 7, 1, "127.0.0.1:40120",
             new int[] {0x4000_0000, 0x4000_0001}, 0x0200_0000_0001L, 0x0200_0000_0002L, 0x0A00_0001, 7, 4,
-            new long[] {0b0011, 0b1100}, 2048);
+            new long[] {0b0011, 0b1100}, 2048, 3);
         final DataPlaneMessage.SocketBound back = (DataPlaneMessage.SocketBound)roundTrip(bound);
         assertEquals(List.of(bound.service(), bound.index(), bound.socketId(), bound.port(), bound.edgeEndpoint(),
                 bound.sourceMac(), bound.destinationMac(), bound.ipv4(), bound.localPort(), bound.rxQueues(),
-                bound.maxFrameLength()),
+                bound.maxFrameLength(), bound.realNumTx()),
             List.of(back.service(), back.index(), back.socketId(), back.port(), back.edgeEndpoint(), back.sourceMac(),
-                back.destinationMac(), back.ipv4(), back.localPort(), back.rxQueues(), back.maxFrameLength()));
+                back.destinationMac(), back.ipv4(), back.localPort(), back.rxQueues(), back.maxFrameLength(),
+                back.realNumTx()));
         assertArrayEquals(bound.txStreams(), back.txStreams());
         assertArrayEquals(bound.xpsRxqs(), back.xpsRxqs());
 
@@ -83,6 +84,14 @@ class DataPlaneSerializerTest
         assertEquals(List.of(leaving.node(), leaving.incarnation(), leaving.replyTo()),
             List.of(leavingBack.node(), leavingBack.incarnation(), leavingBack.replyTo()));
         assertArrayEquals(leaving.txPositions(), leavingBack.txPositions());
+
+        final DataPlaneMessage.QueueMapChanged change = new DataPlaneMessage.QueueMapChanged(1, 3, 4,
+            new long[] {0b0001, 0b0110, 0b1000});
+        final DataPlaneMessage.QueueMapChanged changeBack = (DataPlaneMessage.QueueMapChanged)roundTrip(change);
+        assertEquals(List.of(change.port(), change.realNumTx(), change.rxQueues()),
+            List.of(changeBack.port(), changeBack.realNumTx(), changeBack.rxQueues()));
+        assertArrayEquals(change.xpsRxqs(), changeBack.xpsRxqs());
+        assertEquals("Q", serializer.manifest(change));
     }
 
     @Test
@@ -95,9 +104,9 @@ class DataPlaneSerializerTest
     @Test
     void anUnknownManifestIsRefusedByName()
     {
-        assertEquals("xmit data plane: unknown manifest 'Q' (3 bytes); known are B, S, F, R, C, U, E, X, L, D: is the " +
-            "sender a different xmit version?", assertThrows(NotSerializableException.class,
-                () -> serializer.fromBinary(new byte[3], "Q")).getMessage());
+        assertEquals("xmit data plane: unknown manifest 'Z' (3 bytes); known are B, S, F, R, C, U, E, X, L, D, Q: is " +
+            "the sender a different xmit version?", assertThrows(NotSerializableException.class,
+                () -> serializer.fromBinary(new byte[3], "Z")).getMessage());
     }
 
     @Test

@@ -2,16 +2,11 @@ package io.xmit.deploy.cluster.data;
 
 import io.xmit.actors.SendResult;
 import io.xmit.pipeline.frame.RingFrameHeader;
-import io.xmit.pipeline.testing.Await;
 import io.xmit.transport.ring.PacketPublication;
 import io.xmit.transport.ring.PacketSubscription;
-import io.xmit.transport.ring.RingDoorbell;
-import io.xmit.transport.ring.Rings;
-import io.xmit.transport.ring.RingsConfig;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -32,28 +27,10 @@ class TxRelayTest
     private static final int STREAM = 7000;
     private static final int SOCKET = 12;
 
-    private final Rings rings = Rings.launch("tx-relay-test",
-        RingsConfig.defaults().withMaxFrameLength(2048).withIpcTermLength(64 * 1024));
-    private final RingDoorbell doorbell = new RingDoorbell(() -> { });
-    private final PacketPublication[] tx = {rings.addPublication(STREAM, doorbell), rings.addPublication(STREAM + 1,
-        doorbell)};
-    private final PacketSubscription[] streams = {rings.addSubscription(STREAM, doorbell),
-        rings.addSubscription(STREAM + 1, doorbell)};
-    private final TxRelay relay = new TxRelay(streams);
+    private final IpcTxStreams rings = new IpcTxStreams("tx-relay-test", STREAM);
+    private final PacketPublication[] tx = rings.tx;
+    private final TxRelay relay = new TxRelay(rings.streams);
     private final ScriptedMember member = new ScriptedMember(SOCKET, true);
-
-    /** Each stream's image is there before anything is sent (the client learns of it asynchronously). */
-    @BeforeEach
-    void connect()
-    {
-        for (int q = 0; q < 2; q++)
-        {
-            final PacketSubscription stream = streams[q];
-            final PacketPublication publication = tx[q];
-            Await.until("TX stream " + q + " connected", () -> stream.isConnected() && publication.isConnected(),
-                () -> stream);
-        }
-    }
 
     @AfterEach
     void close()
@@ -131,6 +108,26 @@ class TxRelayTest
         }
         relay.dropLeftovers();
         assertEquals(List.of(7L, 0L), List.of(relay.nodeDown(), relay.relayed()));
+    }
+
+    @Test
+    void aFencedRelayRefusesEveryFrameAndCountsItStale()
+    {
+        relay.add(member);
+        send(0, SOCKET, 0);
+        assertEquals(1, relay.poll());
+        relay.fence();
+        for (int i = 1; i < 6; i++)
+        {
+            send(i % 2, SOCKET, i);
+        }
+        assertEquals(5, relay.poll());
+        send(0, SOCKET, 6);
+        send(1, SOCKET, 7);
+        relay.dropLeftovers();
+        assertEquals(List.of("0:0"), member.accepted, "nothing relayed once fenced");
+        assertEquals(List.of(1L, 7L, 0L, 0L), List.of(relay.relayed(), relay.staleIncarnation(), relay.nodeDown(),
+            relay.rejected()), "relayed, stale incarnation, node down, rejected");
     }
 
     @Test
