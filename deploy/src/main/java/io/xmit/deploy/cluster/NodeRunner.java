@@ -115,6 +115,8 @@ final class NodeRunner
             {
                 pipelines.add(start(system, device));
             }
+            NodeBooksWriter.start(system, deployment, node, NodeBooksFile.directory(node),
+                NodeBooksWriter.Sources.NONE);
             printServices();
             stopOrGone.await();
             if (null == stopReason.get())
