@@ -100,9 +100,11 @@ final class NodeBooksView
                     lines.addAll(Table.blocks(edgeRows, width));
                 }
             }
+            lines.addAll(Table.wrap("books (each node's as of its file; across nodes exact when the traffic is " +
+                "quiet):", width, "  "));
             for (final String identity : identities(members))
             {
-                lines.addAll(Table.wrap(identity, width, "  "));
+                Table.wrap(identity, width - 2, "  ").forEach(line -> lines.add("  " + line));
             }
         }
         return String.join(System.lineSeparator(), lines) + System.lineSeparator();

@@ -346,10 +346,16 @@ final class StatCommand implements Callable<Integer>
                 {
                     live.println(NodeBooksView.json(TIME.format(Instant.now()), nodes));
                 }
+                else if (once)
+                {
+                    live.println(NodeBooksView.text(nodes, terminal.columns()).stripTrailing());
+                }
                 else
                 {
-                    final List<String> block = new ArrayList<>(NodeBooksView.text(nodes, terminal.columns())
-                        .lines().toList());
+                    final List<String> block = new ArrayList<>();
+                    block.add("at " + TIME.format(Instant.now()) + ", every " +
+                        BigDecimal.valueOf(interval).stripTrailingZeros().toPlainString() + " s");
+                    block.addAll(NodeBooksView.text(nodes, terminal.columns()).lines().toList());
                     block.add("");
                     live.block(block);
                 }
