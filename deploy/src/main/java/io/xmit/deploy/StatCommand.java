@@ -53,7 +53,8 @@ import java.util.regex.Pattern;
     description = "watch a running pipeline's queues from another terminal (like tc -s qdisc and ethtool -S)",
     footer = {"Rates are per second over the interval; --once shows totals since the pipeline started.",
         "--prometheus and --jmx export every counter instead of printing tables, until the pipeline stops.",
-        "--all lists every counter once (per socket, stage, host, device, trace), e.g. --all --filter 'port=1 .*missed'."})
+        "--all lists every counter once (per socket, stage, host, device, trace), e.g. --all --filter 'port=1 .*missed'.",
+        "--cluster shows the books of the cluster's nodes instead, totals, once an interval or --once."})
 final class StatCommand implements Callable<Integer>
 {
     private static final DateTimeFormatter TIME = new DateTimeFormatterBuilder().appendInstant(3).toFormatter(Locale.ROOT);
@@ -168,7 +169,7 @@ final class StatCommand implements Callable<Integer>
     }
 
     @Option(names = "--dir", paramLabel = "DIR",
-        description = "where counters files live (default /dev/shm; xmit.counters.directory)")
+        description = "where counters and books files live (default /dev/shm; xmit.counters.directory)")
     void dir(final String text)
     {
         dir = Path.of(text);
@@ -207,8 +208,8 @@ final class StatCommand implements Callable<Integer>
         }
         if (cluster && (null != name || pid >= 0 || all || xps || null != prometheus || jmx))
         {
-            throw new UsageException("--cluster shows every cluster node's books: not with NAME, --pid, --all, --xps, " +
-                "--prometheus or --jmx");
+            throw new UsageException("--cluster shows every cluster node's books: not with NAME, --pid, --all, " +
+                "--xps, --prometheus or --jmx");
         }
         if (xps && (all || null != prometheus || jmx || count != Integer.MAX_VALUE))
         {
