@@ -5,6 +5,8 @@ import akka.actor.typed.ActorSystem;
 import akka.actor.typed.Behavior;
 import akka.actor.typed.Props;
 import akka.actor.typed.javadsl.Behaviors;
+import akka.cluster.typed.Cluster;
+import com.typesafe.config.ConfigFactory;
 import io.xmit.deploy.cluster.data.AppDataPlane;
 import io.xmit.deploy.cluster.data.EdgeDataPlane;
 import io.xmit.deploy.cluster.data.EdgeDataPlane.NodeBooks;
@@ -16,6 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -120,6 +124,53 @@ class NodeBooksWriterTest
         try (var left = Files.list(dir))
         {
             assertEquals(List.of(), left.toList(), "no temporary file left behind");
+        }
+    }
+
+    /**
+     * The entry point {@code cluster run} calls, on a node's own cluster ActorSystem: the file is named for the node
+     * of the deployment, says its Akka address and incarnation as Akka Cluster has them, names the deployment's nodes
+     * by address, holds its app data plane's books, and goes when the system terminates.
+     */
+    @Test
+    void startTakesWhoTheNodeIsFromItsClusterSystemAndTheDeployment() throws IOException
+    {
+        final int port;
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+        {
+            port = free.getLocalPort();
+        }
+        final Deployment deployment = DeploymentReader.fromConfig(ConfigFactory.parseString("""
+            xmit.cluster {
+              name = books-test
+              nodes = [{ name = app-1, host = "127.0.0.1", port = %d, data-port = 40999, roles = [app] }]
+              seed-nodes = [app-1]
+              failure.split-brain.strategy = keep-majority
+            }
+            """.formatted(port)));
+        final Node node = deployment.requireNode("app-1");
+        final ActorSystem<Void> member = ActorSystem.create(Behaviors.empty(), deployment.name(),
+            NodeRunner.systemConfig(deployment, node));
+        try
+        {
+            final AppDataPlane.AppBooks appBooks = new AppDataPlane.AppBooks(2, 9, 8, 0, 1, 0, 0);
+            final ActorRef<AppDataPlane.Command> app = member.systemActorOf(app(appBooks), "app", Props.empty());
+            NodeBooksWriter.start(member, deployment, node, dir, NodeBooksWriter.Sources.NONE.withApp(app));
+            final Path file = NodeBooksFile.path(dir, "app-1");
+            final String address = "akka://books-test@127.0.0.1:" + port;
+            assertEquals(new NodeBooksFile.Identity("books-test", "app-1", List.of("app"), address,
+                Cluster.get(member).selfMember().uniqueAddress().longUid(), Map.of(address, "app-1")),
+                NodeBooksFile.read(file).identity());
+            Await.until("the app data plane's books in the file", () -> NodeBooksFile.read(file).app().isPresent(),
+                () -> NodeBooksFile.read(file));
+            assertEquals(Optional.of(appBooks), NodeBooksFile.read(file).app());
+            member.terminate();
+            Await.until("the node's system terminated", () -> member.whenTerminated().isCompleted(), () -> member);
+            assertFalse(Files.exists(file));
+        }
+        finally
+        {
+            member.terminate();
         }
     }
 
