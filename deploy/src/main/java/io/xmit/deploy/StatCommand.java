@@ -9,6 +9,7 @@ import io.xmit.actors.stats.CounterType;
 import io.xmit.actors.stats.CountersFile;
 import io.xmit.actors.stats.CountersView;
 import io.xmit.actors.stats.XpsMapsFile;
+import io.xmit.deploy.cluster.NodeBooksFile;
 
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import picocli.CommandLine.Command;
@@ -18,6 +19,7 @@ import picocli.CommandLine.Parameters;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
 import java.net.InetSocketAddress;
@@ -51,7 +53,8 @@ import java.util.regex.Pattern;
     description = "watch a running pipeline's queues from another terminal (like tc -s qdisc and ethtool -S)",
     footer = {"Rates are per second over the interval; --once shows totals since the pipeline started.",
         "--prometheus and --jmx export every counter instead of printing tables, until the pipeline stops.",
-        "--all lists every counter once (per socket, stage, host, device, trace), e.g. --all --filter 'port=1 .*missed'."})
+        "--all lists every counter once (per socket, stage, host, device, trace), e.g. --all --filter 'port=1 .*missed'.",
+        "--cluster shows the books of the cluster's nodes instead, totals, once an interval or --once."})
 final class StatCommand implements Callable<Integer>
 {
     private static final DateTimeFormatter TIME = new DateTimeFormatterBuilder().appendInstant(3).toFormatter(Locale.ROOT);
@@ -123,6 +126,10 @@ final class StatCommand implements Callable<Integer>
         "them: per port the rules in force, each TX queue's xps_cpus and xps_rxqs, each map's entries")
     private boolean xps;
 
+    @Option(names = "--cluster", description = "print the books of every cluster node running on this machine " +
+        "(xmit cluster run), each edge's books of its app nodes wherever they run, and the identities they satisfy")
+    private boolean cluster;
+
     private Pattern filter;
     private long pid = -1;
 
@@ -162,7 +169,7 @@ final class StatCommand implements Callable<Integer>
     }
 
     @Option(names = "--dir", paramLabel = "DIR",
-        description = "where counters files live (default /dev/shm; xmit.counters.directory)")
+        description = "where counters and books files live (default /dev/shm; xmit.counters.directory)")
     void dir(final String text)
     {
         dir = Path.of(text);
@@ -199,6 +206,11 @@ final class StatCommand implements Callable<Integer>
         {
             throw new UsageException("--all prints every counter once: not with --json, --count, --prometheus or --jmx");
         }
+        if (cluster && (null != name || pid >= 0 || all || xps || null != prometheus || jmx))
+        {
+            throw new UsageException("--cluster shows every cluster node's books: not with NAME, --pid, --all, " +
+                "--xps, --prometheus or --jmx");
+        }
         if (xps && (all || null != prometheus || jmx || count != Integer.MAX_VALUE))
         {
             throw new UsageException("--xps prints the XPS maps once: not with --all, --count, --prometheus or --jmx");
@@ -206,6 +218,10 @@ final class StatCommand implements Callable<Integer>
         if (!Files.isDirectory(dir))
         {
             throw new UsageException("--dir '" + dir + "': not a directory");
+        }
+        if (cluster)
+        {
+            return cluster();
         }
         final RunningPipeline pipeline;
         try
@@ -296,6 +312,67 @@ final class StatCommand implements Callable<Integer>
             last = now;
         }
         return Main.EXIT_OK;
+    }
+
+    /**
+     * {@code --cluster}: the books of every cluster node here, once with {@code --once}, else each interval until
+     * {@code --count} snapshots or every node has stopped; none running is one line and exit 1.
+     */
+    private int cluster()
+    {
+        final LiveOutput live = new LiveOutput(out, terminal);
+        try
+        {
+            List<NodeBooksFile.Books> nodes = NodeBooksView.read(dir);
+            if (nodes.isEmpty())
+            {
+                err.println("xmit stat: no xmit cluster node is running (no books file of a live process in " + dir +
+                    ")");
+                return Main.EXIT_FAILED;
+            }
+            final int snapshots = once ? 1 : count;
+            for (int shown = 0; shown < snapshots; shown++)
+            {
+                if (shown > 0)
+                {
+                    TimeUnit.NANOSECONDS.sleep((long)(interval * 1e9));
+                    nodes = NodeBooksView.read(dir);
+                    if (nodes.isEmpty())
+                    {
+                        live.println("every cluster node has stopped");
+                        return Main.EXIT_OK;
+                    }
+                }
+                if (json)
+                {
+                    live.println(NodeBooksView.json(TIME.format(Instant.now()), nodes));
+                }
+                else if (once)
+                {
+                    live.println(NodeBooksView.text(nodes, terminal.columns()).stripTrailing());
+                }
+                else
+                {
+                    final List<String> block = new ArrayList<>();
+                    block.add("at " + TIME.format(Instant.now()) + ", every " +
+                        BigDecimal.valueOf(interval).stripTrailingZeros().toPlainString() + " s");
+                    block.addAll(NodeBooksView.text(nodes, terminal.columns()).lines().toList());
+                    block.add("");
+                    live.block(block);
+                }
+            }
+            return Main.EXIT_OK;
+        }
+        catch (final IllegalStateException | UncheckedIOException ex)
+        {
+            err.println("xmit stat: " + ex.getMessage());
+            return Main.EXIT_FAILED;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return Main.EXIT_OK;
+        }
     }
 
     /** {@code --xps}: the pipeline's XPS maps, as its mapping actors last wrote them. */

@@ -153,6 +153,7 @@ public final class ClusterNode implements AutoCloseable
                 final ClusterNode started = new ClusterNode(system, deployment, node, null, pipelines, null, null,
                     CompletableFuture.completedFuture(List.of()));
                 started.drainBeforeLeaving();
+                started.writeBooksFile();
                 return started;
             }
             rings = NetworkRings.launch("xmit-" + deployment.name() + "-" + node.name(), ringsConfig(deployment),
@@ -167,6 +168,7 @@ public final class ClusterNode implements AutoCloseable
                 open(system, app, hosted, factories);
             final ClusterNode started = new ClusterNode(system, deployment, node, rings, pipelines, edge, app, ready);
             started.drainBeforeLeaving();
+            started.writeBooksFile();
             return started;
         }
         catch (final RuntimeException ex)
@@ -263,6 +265,26 @@ public final class ClusterNode implements AutoCloseable
         {
             system.getWhenTerminated().thenRun(rings::close);
         }
+    }
+
+    /**
+     * The node's books file ({@link NodeBooksWriter}, read by {@code xmit stat --cluster}), rewritten from its data
+     * planes' books until the system terminates.
+     */
+    private void writeBooksFile()
+    {
+        NodeBooksWriter.Sources sources = NodeBooksWriter.Sources.NONE;
+        if (null != edge)
+        {
+            final String device = deployment.services().stream().map(Service::device).filter(pipelines::containsKey)
+                .findFirst().orElseThrow();
+            sources = sources.withEdge(device, edge);
+        }
+        if (null != app)
+        {
+            sources = sources.withApp(app);
+        }
+        NodeBooksWriter.start(system, deployment, node, NodeBooksFile.directory(node), sources);
     }
 
     private CompletionStage<Books> drain()

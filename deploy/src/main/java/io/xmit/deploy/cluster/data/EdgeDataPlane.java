@@ -129,14 +129,6 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         long received, long unconfirmed, long relayed, long rejected, long refused, long txNodeDown,
         long relayBackPressured, long rxNodeDown, long txStaleIncarnation)
     {
-        /** The books without the counts added later, which are 0. */
-        public NodeBooks(final String node, final long incarnation, final boolean live, final int sockets,
-            final int steered, final long published, final long received, final long unconfirmed, final long relayed,
-            final long rejected, final long refused, final long txNodeDown, final long relayBackPressured)
-        {
-            this(node, incarnation, live, sockets, steered, published, received, unconfirmed, relayed, rejected,
-                refused, txNodeDown, relayBackPressured, 0, 0);
-        }
     }
 
     public record EdgeBooks(List<NodeBooks> nodes)
