@@ -23,8 +23,9 @@ import org.agrona.concurrent.status.AtomicCounter;
  * restart runs {@link #recoverRx} or {@link #recoverCompletions}, so nobody runs the engine between a failure and its
  * recovery.
  * <p>
- * <b>A busy poller</b> takes the token quietly ({@link #tryBusyPoll}): if an owner holds it, that owner is running
- * and delivers what the poller waits for. It polls with its budget ({@link #busyPoll}), then {@link #handBack}s the
+ * <b>A busy poller</b> takes the token quietly ({@link #tryBusyPoll}), and only while the RX queue's actor is idle:
+ * if an owner holds the token, or the RX queue's actor is scheduled, that owner is running and delivers what the
+ * poller waits for. It polls with its budget ({@link #busyPoll}), then {@link #handBack}s the
  * channel: with its interrupt armed and one last look (§9.4), or, preferring busy polling, with the interrupt left off
  * for its next loop ({@link #endDeferral} takes that back). A busy poller that failed or stopped while holding the
  * token {@link #abandon}s it.
@@ -152,14 +153,18 @@ public final class Channel
 
     /**
      * A busy poller's take (§9.2, the kernel's {@code napi_busy_loop} taking {@code SCHED}): quietly, since an owner
-     * that holds the token is running and delivers what the poller waits for. Preferring busy polling, the RX
-     * queue's interrupt goes off while the poller holds the channel (§9.6).
+     * that holds the token is running and delivers what the poller waits for. Only from an idle RX queue actor (its
+     * doorbell {@link RingDoorbell#IDLE}): one that is running or has its next Poll queued owns the channel between
+     * its polls, as a NAPI instance the softirq has scheduled keeps {@code SCHED} between them, and it delivers what
+     * the poller waits for; taken from it, the hand-back would arm the interrupt of a queue that is being polled, and
+     * the next frame would cost a wake-up of the interrupt thread. Preferring busy polling, the RX queue's interrupt
+     * goes off while the poller holds the channel (§9.6).
      *
      * @return true if the caller now holds the channel and must {@link #handBack} (or {@link #abandon}) it.
      */
     public boolean tryBusyPoll(final boolean prefer)
     {
-        if (!token.tryAcquireQuietly())
+        if (RingDoorbell.IDLE != rxDoorbell.state() || !token.tryAcquireQuietly())
         {
             return false;
         }

@@ -27,6 +27,7 @@ import io.xmit.transport.ring.PacketHandler;
 import io.xmit.transport.ring.PacketPublication;
 import io.xmit.transport.ring.PacketSubscription;
 import io.xmit.transport.ring.RingDoorbell;
+import io.xmit.transport.ring.RingDutyCycle;
 import io.xmit.transport.ring.Rings;
 import io.xmit.transport.ring.RingsConfig;
 import io.xmit.transport.ring.RunToken;
@@ -124,6 +125,28 @@ class ChannelOwnershipTest
     }
 
     @Test
+    void aSocketLeavesAChannelWhoseActorIsScheduledToItAndArmsNoInterrupt()
+    {
+        final Fixture f = new Fixture();
+        final BusyPoller poller = f.poller(SHORT);
+        poller.recordRxQueue(0);
+        f.frames.send(f.sender, 0, BUSY_PORT, BUSY_PORT);
+        // The interrupt fired, or the actor is spinning: its Poll is queued, so it owns the channel between polls.
+        assertTrue(f.rxDoorbell.ring());
+
+        assertFalse(f.channel.tryBusyPoll(false), "a scheduled owner's channel is not taken (NAPI's SCHED held)");
+        assertFalse(poller.loop(), "the loop looked until its time was up, leaving the frames to the owner");
+        assertEquals(RunToken.FREE, f.channel.token().state(), "no mark on the token");
+        assertEquals(0, f.rxCounter(CounterType.BUSY_POLL_POLLS), "it never polled the channel");
+        assertEquals(0, f.rxCounter(CounterType.BUSY_POLL_HANDBACKS), "nothing to hand back");
+        assertEquals(List.of(), f.driver.arms, "and armed no interrupt of a queue its owner is polling");
+
+        assertEquals(2, f.channel.pollRx(), "the owner delivers the frames the socket waited for");
+        assertEquals(List.of(0L, 1L), toList(LoopFrames.drain(f.busySubscription)));
+        assertEquals(1, f.wakes.get(), "only the Poll already queued");
+    }
+
+    @Test
     void aSocketLoopsOnlyOnceItKnowsItsChannelAndNotOnTheLookBeforeItSleeps()
     {
         final Fixture f = new Fixture();
@@ -214,7 +237,9 @@ class ChannelOwnershipTest
      * The actor's polls on one thread, a busy-polling socket on another, a sender on a third, bounded by a count and a
      * deadline (50,000 frames or 20 s of sending): the RX queue never runs for two at once (its driver sees one caller
      * at a time), and each frame sent arrives exactly once, in order, at its socket, including those for the socket
-     * that does not busy-poll.
+     * that does not busy-poll. The actor runs its duty cycle as on its CPU: it polls only for the Polls its doorbell
+     * sent, spins a few empty polls and goes idle, and the sender rings it after each burst as the interrupt would;
+     * so the busy poller takes the channel while the actor is idle and is kept out while it is scheduled.
      */
     @Test
     void twoWouldBeOwnersNeverRunTheChannelAtOnceAndEveryFrameArrivesOnce() throws InterruptedException
@@ -238,11 +263,17 @@ class ChannelOwnershipTest
         final PacketHandler onOther = (header, buffer, offset, length) ->
             otherGot.addLong(buffer.getLong(offset + LoopFrames.PAYLOAD_OFFSET));
         // The RX queue's actor, and on its thread the other socket's reader.
+        final RingDutyCycle dutyCycle = new RingDutyCycle(f.rxDoorbell, f.channel::pollRx, 4);
         final Thread actor = new Thread(() ->
         {
+            int polls = 0;
             while (!done.get())
             {
-                f.channel.pollRx();
+                if (f.wakes.get() > polls)
+                {
+                    polls++;
+                    dutyCycle.onPoll();
+                }
                 f.otherSubscription.poll(onOther, 64);
             }
         }, "rxq-actor");
@@ -273,6 +304,7 @@ class ChannelOwnershipTest
                     burst[i] = 0 == (sent + i) % 5 ? OTHER_PORT : BUSY_PORT;
                 }
                 f.frames.send(f.sender, sent, burst);
+                f.rxDoorbell.ring();
                 sent += burst.length;
             }
             else
@@ -337,6 +369,8 @@ class ChannelOwnershipTest
         final RecordingDriver driver;
         final RxQueueEngine rx;
         final Channel channel;
+        /** The RX queue's actor's doorbell: IDLE until rung; each ring from IDLE is one Poll counted in wakes. */
+        final RingDoorbell rxDoorbell;
         final AtomicInteger wakes = new AtomicInteger();
         final LoopFrames frames = new LoopFrames();
         final PacketPublication busyRing;
@@ -371,7 +405,7 @@ class ChannelOwnershipTest
             sockets.put(LoopFrames.socket(1, context, counters, BUSY_PORT, busyRing, busySubscription));
             sockets.put(LoopFrames.socket(2, context, counters, OTHER_PORT, otherRing, otherSubscription));
             // The RX queue's actor, idle: a ring of its doorbell is a wake-up (a Poll sent).
-            final RingDoorbell rxDoorbell = new RingDoorbell(wakes::incrementAndGet);
+            rxDoorbell = new RingDoorbell(wakes::incrementAndGet);
             rx = new RxQueueEngine(1, 0, driver, sockets, rxDoorbell, 64, counters, null);
             channel = new Channel(1, 0, driver, rx, rxDoorbell, null, null, counters);
         }
