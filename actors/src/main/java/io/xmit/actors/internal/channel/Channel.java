@@ -23,9 +23,8 @@ import org.agrona.concurrent.status.AtomicCounter;
  * restart runs {@link #recoverRx} or {@link #recoverCompletions}, so nobody runs the engine between a failure and its
  * recovery.
  * <p>
- * <b>A busy poller</b> takes the token quietly ({@link #tryBusyPoll}), and only while the RX queue's actor is idle:
- * if an owner holds the token, or the RX queue's actor is scheduled, that owner is running and delivers what the
- * poller waits for. It polls with its budget ({@link #busyPoll}), then {@link #handBack}s the
+ * <b>A busy poller</b> takes the token quietly ({@link #tryBusyPoll}): if an owner holds it, that owner is running
+ * and delivers what the poller waits for. It polls with its budget ({@link #busyPoll}), then {@link #handBack}s the
  * channel: with its interrupt armed and one last look (§9.4), or, preferring busy polling, with the interrupt left off
  * for its next loop ({@link #endDeferral} takes that back). A busy poller that failed or stopped while holding the
  * token {@link #abandon}s it.
@@ -153,18 +152,14 @@ public final class Channel
 
     /**
      * A busy poller's take (§9.2, the kernel's {@code napi_busy_loop} taking {@code SCHED}): quietly, since an owner
-     * that holds the token is running and delivers what the poller waits for. Only from an idle RX queue actor (its
-     * doorbell {@link RingDoorbell#IDLE}): one that is running or has its next Poll queued owns the channel between
-     * its polls, as a NAPI instance the softirq has scheduled keeps {@code SCHED} between them, and it delivers what
-     * the poller waits for; taken from it, the hand-back would arm the interrupt of a queue that is being polled, and
-     * the next frame would cost a wake-up of the interrupt thread. Preferring busy polling, the RX queue's interrupt
-     * goes off while the poller holds the channel (§9.6).
+     * that holds the token is running and delivers what the poller waits for. Preferring busy polling, the RX
+     * queue's interrupt goes off while the poller holds the channel (§9.6).
      *
      * @return true if the caller now holds the channel and must {@link #handBack} (or {@link #abandon}) it.
      */
     public boolean tryBusyPoll(final boolean prefer)
     {
-        if (RingDoorbell.IDLE != rxDoorbell.state() || !token.tryAcquireQuietly())
+        if (!token.tryAcquireQuietly())
         {
             return false;
         }
@@ -204,10 +199,14 @@ public final class Channel
 
     /**
      * The busy poller gives the channel back (§9.4, the kernel's {@code busy_poll_stop}). Unless {@code defer}, the
-     * RX queue's interrupt is armed and the queue polled once more, so a frame that landed after the poller's last
-     * look either is in that poll or raises the interrupt; if frames are still waiting (a burst not finished, or a
-     * full budget), the RX queue's actor carries on. With {@code defer} (prefer busy polling, §9.6) the interrupt
-     * stays off and nothing more is polled: the poller comes back at once, or calls {@link #endDeferral}.
+     * queue is polled once more, with the RX queue's interrupt armed first if its actor is idle, so a frame that
+     * landed after the poller's last look either is in that poll or raises the interrupt; an actor that is scheduled
+     * (a Poll queued or running, spinning through empty polls included) polls again and arms the interrupt itself
+     * when it goes idle, as a NAPI instance the softirq holds keeps its interrupt off: armed under it, the next frame
+     * would wake the interrupt thread for a queue that is being polled. If frames are still waiting (a burst not
+     * finished, or a full budget), the RX queue's actor carries on. With {@code defer} (prefer busy polling, §9.6)
+     * the interrupt stays off and nothing more is polled: the poller comes back at once, or calls
+     * {@link #endDeferral}.
      * Whoever marked the token MISSED meanwhile is rung.
      */
     public void handBack(final int budget, final boolean defer)
@@ -216,7 +215,7 @@ public final class Channel
         boolean more = false;
         if (!defer)
         {
-            final int found = rx.poll(budget, true);
+            final int found = rx.poll(budget, RingDoorbell.IDLE == rxDoorbell.state());
             if (found > 0)
             {
                 packets.getAndAddRelease(found);
