@@ -203,9 +203,10 @@ public final class Channel
      * landed after the poller's last look either is in that poll or raises the interrupt; an actor that is scheduled
      * (a Poll queued or running, spinning through empty polls included) polls again and arms the interrupt itself
      * when it goes idle, as a NAPI instance the softirq holds keeps its interrupt off: armed under it, the next frame
-     * would wake the interrupt thread for a queue that is being polled. If frames are still waiting (a burst not
-     * finished, or a full budget), the RX queue's actor carries on. With {@code defer} (prefer busy polling, §9.6)
-     * the interrupt stays off and nothing more is polled: the poller comes back at once, or calls
+     * would wake the interrupt thread for a queue that is being polled (an actor that goes idle meanwhile finds the
+     * token held by this poll, marks it MISSED and is rung at the release, §9.5). If frames are still waiting (a
+     * burst not finished, or a full budget), the RX queue's actor carries on. With {@code defer} (prefer busy
+     * polling, §9.6) the interrupt stays off and nothing more is polled: the poller comes back at once, or calls
      * {@link #endDeferral}.
      * Whoever marked the token MISSED meanwhile is rung.
      */
