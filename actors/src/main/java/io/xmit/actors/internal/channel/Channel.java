@@ -199,10 +199,15 @@ public final class Channel
 
     /**
      * The busy poller gives the channel back (§9.4, the kernel's {@code busy_poll_stop}). Unless {@code defer}, the
-     * RX queue's interrupt is armed and the queue polled once more, so a frame that landed after the poller's last
-     * look either is in that poll or raises the interrupt; if frames are still waiting (a burst not finished, or a
-     * full budget), the RX queue's actor carries on. With {@code defer} (prefer busy polling, §9.6) the interrupt
-     * stays off and nothing more is polled: the poller comes back at once, or calls {@link #endDeferral}.
+     * queue is polled once more, with the RX queue's interrupt armed first if its actor is idle, so a frame that
+     * landed after the poller's last look either is in that poll or raises the interrupt; an actor that is scheduled
+     * (a Poll queued or running, spinning through empty polls included) polls again and arms the interrupt itself
+     * when it goes idle, as a NAPI instance the softirq holds keeps its interrupt off: armed under it, the next frame
+     * would wake the interrupt thread for a queue that is being polled (an actor that goes idle meanwhile finds the
+     * token held by this poll, marks it MISSED and is rung at the release, §9.5). If frames are still waiting (a
+     * burst not finished, or a full budget), the RX queue's actor carries on. With {@code defer} (prefer busy
+     * polling, §9.6) the interrupt stays off and nothing more is polled: the poller comes back at once, or calls
+     * {@link #endDeferral}.
      * Whoever marked the token MISSED meanwhile is rung.
      */
     public void handBack(final int budget, final boolean defer)
@@ -211,7 +216,7 @@ public final class Channel
         boolean more = false;
         if (!defer)
         {
-            final int found = rx.poll(budget, true);
+            final int found = rx.poll(budget, RingDoorbell.IDLE == rxDoorbell.state());
             if (found > 0)
             {
                 packets.getAndAddRelease(found);
