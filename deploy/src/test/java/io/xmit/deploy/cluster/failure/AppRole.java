@@ -24,16 +24,17 @@ import java.util.function.Function;
 /**
  * An app node of a failure test: the file's first service's sockets ({@code per-node N}), each an echo that writes
  * this node's number (its index in the file) into the reply at {@link #NODE_BYTE}. Its handlers count what they sent
- * themselves, so that a node whose system is gone (downed) can still say what it sent, and the sends made after a
- * pause ({@code late}: once the node's clock-watch saw a gap of more than {@link #PAUSE_GAP}). {@code books} prints
- * the data plane's books; SIGTERM runs {@link AppDataPlane.Leave}, prints its books, then leaves the cluster.
+ * themselves, so that a node whose system is gone (downed) can still say what it sent, and how many of those were
+ * {@code late}: replies to requests the edge sent more than {@link #LATE} before (a paused node answers what waited
+ * in its socket buffer when it resumes; a running one answers within milliseconds). {@code books} prints the data
+ * plane's books; SIGTERM runs {@link AppDataPlane.Leave}, prints its books, then leaves the cluster.
  */
 final class AppRole implements FailureNode.NodeRole
 {
     static final int NODE_BYTE = 12;
     private static final int PAYLOAD = 32;
     private static final Duration RECEIPTS = Duration.ofMillis(100);
-    private static final Duration PAUSE_GAP = Duration.ofSeconds(1);
+    private static final long LATE = 1_000;
     private static final Duration ASK = Duration.ofSeconds(10);
     /** A socket opens once the edge is in the receptionist's listing: the cluster may still be forming. */
     private static final Duration OPEN = Duration.ofSeconds(120);
@@ -44,7 +45,6 @@ final class AppRole implements FailureNode.NodeRole
     private final ActorRef<AppDataPlane.Command> app;
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong late = new AtomicLong();
-    private volatile boolean resumed;
 
     AppRole(final ActorSystem<?> system, final Deployment deployment, final Node node, final NetworkRings rings)
     {
@@ -66,7 +66,6 @@ final class AppRole implements FailureNode.NodeRole
             }
             FailureNode.say("socket index=" + index + " id=" + opened.socket().id());
         }
-        Thread.ofPlatform().daemon().name("pause-watch").start(this::watchForPause);
     }
 
     @Override
@@ -114,34 +113,10 @@ final class AppRole implements FailureNode.NodeRole
         if (result > 0)
         {
             sent.incrementAndGet();
-            if (resumed)
+            if (System.currentTimeMillis() - reply.getLong(EdgeRole.SENT_AT) > LATE)
             {
                 late.incrementAndGet();
             }
-        }
-    }
-
-    /** A clock that jumps by more than {@link #PAUSE_GAP} between two 100 ms sleeps: the process was stopped. */
-    private void watchForPause()
-    {
-        long last = System.nanoTime();
-        while (!resumed)
-        {
-            try
-            {
-                Thread.sleep(100);
-            }
-            catch (final InterruptedException ex)
-            {
-                return;
-            }
-            final long now = System.nanoTime();
-            if (now - last > PAUSE_GAP.toNanos())
-            {
-                resumed = true;
-                FailureNode.say("resumed gap=" + Duration.ofNanos(now - last).toMillis() + "ms");
-            }
-            last = now;
         }
     }
 
