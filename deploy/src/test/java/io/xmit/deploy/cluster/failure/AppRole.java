@@ -4,8 +4,6 @@ import akka.actor.typed.ActorRef;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.Props;
 import akka.actor.typed.javadsl.AskPattern;
-import akka.cluster.typed.Cluster;
-import akka.cluster.typed.Leave;
 import io.xmit.actors.ReceivedDatagram;
 import io.xmit.actors.SendResult;
 import io.xmit.actors.UdpSocket;
@@ -27,7 +25,7 @@ import java.util.function.Function;
  * themselves, so that a node whose system is gone (downed) can still say what it sent, and how many of those were
  * {@code late}: replies to requests the edge sent more than {@link #LATE} before (a paused node answers what waited
  * in its socket buffer when it resumes; a running one answers within milliseconds). {@code books} prints the data
- * plane's books; SIGTERM runs {@link AppDataPlane.Leave}, prints its books, then leaves the cluster.
+ * plane's books; SIGTERM runs {@link AppDataPlane.Leave} and prints its books; then the node leaves the cluster.
  */
 final class AppRole implements FailureNode.NodeRole
 {
@@ -88,8 +86,6 @@ final class AppRole implements FailureNode.NodeRole
             AppDataPlane.Leave::new, deployment.failure().drainDeadline(), system.scheduler()).toCompletableFuture()
             .join();
         FailureNode.say(line("left relayed=" + left.relayed(), left.books()));
-        final Cluster cluster = Cluster.get(system);
-        cluster.manager().tell(new Leave(cluster.selfMember().address()));
         return 0;
     }
 

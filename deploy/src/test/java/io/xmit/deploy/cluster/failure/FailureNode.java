@@ -1,8 +1,10 @@
 package io.xmit.deploy.cluster.failure;
 
 import akka.actor.Address;
+import akka.actor.CoordinatedShutdown;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.Behavior;
+import akka.actor.typed.javadsl.Adapter;
 import akka.actor.typed.javadsl.Behaviors;
 import akka.cluster.ClusterEvent;
 import akka.cluster.typed.Cluster;
@@ -30,7 +32,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * file's) and the data path's Java API, as {@code ClusterDataPathTest} does in one JVM: an edge runs the device's
  * pipeline, the data plane and the clients ({@link EdgeRole}); an app node opens the service's sockets
  * ({@link AppRole}). It prints what happens as lines {@code WORD key=value ...} on standard output, takes commands a
- * line at a time on standard input, and leaves gracefully on SIGTERM. A node removed without leaving (downed) prints
+ * line at a time on standard input, and on SIGTERM leaves gracefully (its role's leave, then Akka's coordinated shutdown
+ * with the cluster-leaving reason, as {@code xmit cluster run} does). A node removed without leaving (downed) prints
  * {@code downed} and exits 1. Small on purpose: {@code xmit cluster run} will start services from the file and can
  * replace it.
  */
@@ -120,7 +123,8 @@ public final class FailureNode
         else
         {
             code = role.leave();
-            system.terminate();
+            // As cluster run leaves: the member goes Leaving, Exiting, Removed, then the system terminates.
+            CoordinatedShutdown.get(Adapter.toClassic(system)).run(CoordinatedShutdown.clusterLeavingReason());
             system.getWhenTerminated().toCompletableFuture().get(deployment.failure().drainDeadline().toMillis(),
                 TimeUnit.MILLISECONDS);
         }
