@@ -22,9 +22,7 @@ import java.util.function.Function;
 /**
  * An app node of a failure test: the file's first service's sockets ({@code per-node N}), each an echo that writes
  * this node's number (its index in the file) into the reply at {@link #NODE_BYTE}. Its handlers count what they sent
- * themselves, so that a node whose system is gone (downed) can still say what it sent, and how many of those were
- * {@code late}: replies to requests the edge sent more than {@link #LATE} before (a paused node answers what waited
- * in its socket buffer when it resumes; a running one answers within milliseconds). {@code books} prints the data
+ * themselves, so that a node whose system is gone (downed) can still say what it sent. {@code books} prints the data
  * plane's books; SIGTERM runs {@link AppDataPlane.Leave} and prints its books; then the node leaves the cluster.
  */
 final class AppRole implements FailureNode.NodeRole
@@ -32,7 +30,6 @@ final class AppRole implements FailureNode.NodeRole
     static final int NODE_BYTE = 12;
     private static final int PAYLOAD = 32;
     private static final Duration RECEIPTS = Duration.ofMillis(100);
-    private static final long LATE = 1_000;
     private static final Duration ASK = Duration.ofSeconds(10);
     /** A socket opens once the edge is in the receptionist's listing: the cluster may still be forming. */
     private static final Duration OPEN = Duration.ofSeconds(120);
@@ -42,7 +39,6 @@ final class AppRole implements FailureNode.NodeRole
     private final byte number;
     private final ActorRef<AppDataPlane.Command> app;
     private final AtomicLong sent = new AtomicLong();
-    private final AtomicLong late = new AtomicLong();
 
     AppRole(final ActorSystem<?> system, final Deployment deployment, final Node node, final NetworkRings rings)
     {
@@ -93,7 +89,7 @@ final class AppRole implements FailureNode.NodeRole
     @Override
     public String lastWords()
     {
-        return "handlers sent=" + sent.get() + " late=" + late.get();
+        return "handlers sent=" + sent.get();
     }
 
     private void echo(final UdpSocket socket, final ReceivedDatagram request, final UnsafeBuffer reply)
@@ -109,10 +105,6 @@ final class AppRole implements FailureNode.NodeRole
         if (result > 0)
         {
             sent.incrementAndGet();
-            if (System.currentTimeMillis() - reply.getLong(EdgeRole.SENT_AT) > LATE)
-            {
-                late.incrementAndGet();
-            }
         }
     }
 

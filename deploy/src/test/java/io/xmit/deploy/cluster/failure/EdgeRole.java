@@ -32,15 +32,13 @@ import java.util.concurrent.locks.LockSupport;
  * The edge of a failure test: the first device's pipeline, the data plane with the file's first service as a
  * reuseport group, and {@link #FLOWS} client sockets on the device's other port that send requests to the service at
  * a fixed rate ({@code load MICROS}: one request every MICROS µs, the flows in turn; {@code quiet} stops it). A
- * request carries its flow and when it was sent ({@link #SENT_AT}); the app node writes its own number into the reply ({@link AppRole#NODE_BYTE}), so the
+ * request carries its flow; the app node writes its own number into the reply ({@link AppRole#NODE_BYTE}), so the
  * edge knows which node answered each flow and when a flow first moved off a node. {@code books} prints the clients'
  * books, the drops on both ports, the pipeline's verification and each app node's books on the edge.
  */
 final class EdgeRole implements FailureNode.NodeRole
 {
     static final int FLOWS = 48;
-    /** Where a request carries the wall-clock time it was sent, in ms since the epoch. */
-    static final int SENT_AT = 16;
     private static final int CLIENT_PORT = 20_000;
     private static final Duration ASK = Duration.ofSeconds(10);
     private static final List<CounterType> RX_DROPS = List.of(CounterType.RX_DROP_MALFORMED,
@@ -158,7 +156,6 @@ final class EdgeRole implements FailureNode.NodeRole
             final int flow = (int)(n % FLOWS);
             payload.putInt(0, flow);
             payload.putLong(4, n);
-            payload.putLong(SENT_AT, System.currentTimeMillis());
             if (clients[flow].sendTo(service, payload, 0, payload.capacity()) > 0)
             {
                 sent.incrementAndGet();
