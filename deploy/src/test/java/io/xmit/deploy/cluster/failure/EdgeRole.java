@@ -1,0 +1,229 @@
+package io.xmit.deploy.cluster.failure;
+
+import akka.actor.typed.ActorRef;
+import akka.actor.typed.ActorSystem;
+import akka.actor.typed.Props;
+import akka.actor.typed.javadsl.AskPattern;
+import io.xmit.actors.Endpoint;
+import io.xmit.actors.Pipeline;
+import io.xmit.actors.PortAddress;
+import io.xmit.actors.SocketOptions;
+import io.xmit.actors.UdpSocket;
+import io.xmit.actors.stats.CounterType;
+import io.xmit.deploy.cluster.Deployment;
+import io.xmit.deploy.cluster.Device;
+import io.xmit.deploy.cluster.Node;
+import io.xmit.deploy.cluster.Service;
+import io.xmit.deploy.cluster.data.EdgeDataPlane;
+import io.xmit.transport.ring.NetworkRings;
+
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The edge of a failure test: the first device's pipeline, the data plane with the file's first service as a
+ * reuseport group, and {@link #FLOWS} client sockets on the device's other port that send requests to the service at
+ * a fixed rate ({@code load MICROS}: one request every MICROS µs, the flows in turn; {@code quiet} stops it). A
+ * request carries its flow; the app node writes its own number into the reply ({@link AppRole#NODE_BYTE}), so the
+ * edge knows which node answered each flow and when a flow first moved off a node. {@code books} prints the clients'
+ * books, the drops on both ports, the pipeline's verification and each app node's books on the edge.
+ */
+final class EdgeRole implements FailureNode.NodeRole
+{
+    static final int FLOWS = 48;
+    private static final int CLIENT_PORT = 20_000;
+    private static final Duration ASK = Duration.ofSeconds(10);
+    private static final List<CounterType> RX_DROPS = List.of(CounterType.RX_DROP_MALFORMED,
+        CounterType.RX_DROP_NO_SOCKET, CounterType.RX_DROP_SOCKET_RING_FULL, CounterType.RX_DROP_UNSUPPORTED,
+        CounterType.RX_DROP_FAILED, CounterType.RX_DROP_SHUTDOWN);
+
+    private final ActorSystem<?> system;
+    private final Deployment deployment;
+    private final Pipeline pipeline;
+    private final ActorRef<EdgeDataPlane.Command> edge;
+    private final Endpoint service;
+    private final UdpSocket[] clients = new UdpSocket[FLOWS];
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong notSent = new AtomicLong();
+    private final AtomicLong answered = new AtomicLong();
+    /** The node (its index in the file) that answered each flow last; 0 before any answer. */
+    private final AtomicLongArray servedBy = new AtomicLongArray(FLOWS);
+    /** By node index: when a flow it had answered was first answered by another node (ms since the epoch). */
+    private final AtomicLongArray firstMovedOff;
+    private volatile Thread load;
+
+    EdgeRole(final ActorSystem<?> system, final Deployment deployment, final Node node, final NetworkRings rings)
+    {
+        this.system = system;
+        this.deployment = deployment;
+        final Device device = node.devices().getFirst();
+        final Service echo = deployment.services().getFirst();
+        pipeline = Pipeline.start(system, device.pipeline());
+        final PortAddress address = PortAddress.defaultsFor(device.pipeline().deviceSpec()).get(echo.port());
+        service = Endpoint.ipv4(address.ipv4(), echo.udp());
+        edge = system.systemActorOf(EdgeDataPlane.create(pipeline, rings, node.host() + ":" + node.dataPort(),
+            Map.of(echo.name(), SocketOptions.udp4(echo.udp()).onPort(echo.port()).reusePort(true))), "edge-data",
+            Props.empty());
+        firstMovedOff = new AtomicLongArray(deployment.nodes().size());
+        for (int f = 0; f < FLOWS; f++)
+        {
+            final int flow = f;
+            clients[f] = pipeline.openUdp(SocketOptions.udp4(CLIENT_PORT + f).onPort(1 - echo.port())
+                .handler((socket, reply) -> answered(flow, reply.buffer().getByte(reply.payloadOffset() +
+                    AppRole.NODE_BYTE))));
+        }
+    }
+
+    @Override
+    public void command(final String line)
+    {
+        final String[] words = line.split(" ");
+        switch (words[0])
+        {
+            case "load" -> startLoad(Long.parseLong(words[1]));
+            case "quiet" -> stopLoad();
+            case "books" -> books();
+            default -> FailureNode.say("error unknown command " + line);
+        }
+    }
+
+    @Override
+    public int leave() throws InterruptedException
+    {
+        stopLoad();
+        pipeline.close();
+        return 0;
+    }
+
+    @Override
+    public String lastWords()
+    {
+        return "sent=" + sent.get() + " answered=" + answered.get();
+    }
+
+    private void answered(final int flow, final int node)
+    {
+        answered.incrementAndGet();
+        final int before = (int)servedBy.getAndSet(flow, node);
+        if (0 != before && before != node)
+        {
+            firstMovedOff.compareAndSet(before, 0, System.currentTimeMillis());
+        }
+    }
+
+    private void startLoad(final long micros)
+    {
+        final Thread thread = Thread.ofPlatform().daemon().name("edge-load").unstarted(() -> sendEvery(micros));
+        load = thread;
+        thread.start();
+        FailureNode.say("loading every=" + micros + "us");
+    }
+
+    private void stopLoad()
+    {
+        final Thread thread = load;
+        load = null;
+        if (null != thread)
+        {
+            try
+            {
+                thread.join();
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+            FailureNode.say("quiet sent=" + sent.get());
+        }
+    }
+
+    /** One request every {@code micros}, the flows in turn; a send the pipeline refuses is counted, not retried. */
+    private void sendEvery(final long micros)
+    {
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[32]);
+        final long period = TimeUnit.MICROSECONDS.toNanos(micros);
+        long next = System.nanoTime();
+        for (long n = 0; null != load; n++)
+        {
+            final int flow = (int)(n % FLOWS);
+            payload.putInt(0, flow);
+            payload.putLong(4, n);
+            if (clients[flow].sendTo(service, payload, 0, payload.capacity()) > 0)
+            {
+                sent.incrementAndGet();
+            }
+            else
+            {
+                notSent.incrementAndGet();
+            }
+            next += period;
+            final long wait = next - System.nanoTime();
+            if (wait > 0)
+            {
+                LockSupport.parkNanos(wait);
+            }
+        }
+    }
+
+    private void books()
+    {
+        String verified = "ok";
+        try
+        {
+            pipeline.verify();
+        }
+        catch (final RuntimeException ex)
+        {
+            verified = ex.getMessage().replace(' ', '_');
+        }
+        final Map<Integer, Integer> flows = new HashMap<>();
+        for (int f = 0; f < FLOWS; f++)
+        {
+            flows.merge((int)servedBy.get(f), 1, Integer::sum);
+        }
+        final StringBuilder line = new StringBuilder("edge sent=" + sent.get() + " notSent=" + notSent.get() +
+            " answered=" + answered.get() + " dropped=" + drops(0) + " replyDropped=" + drops(1) + " verify=" +
+            verified);
+        for (int n = 1; n < deployment.nodes().size(); n++)
+        {
+            line.append(" flows.").append(deployment.nodes().get(n).name()).append('=').append(flows.getOrDefault(n,
+                0)).append(" movedOff.").append(deployment.nodes().get(n).name()).append('=')
+                .append(firstMovedOff.get(n));
+        }
+        FailureNode.say(line.toString());
+        final EdgeDataPlane.EdgeBooks books = AskPattern.<EdgeDataPlane.Command, EdgeDataPlane.EdgeBooks>ask(edge,
+            EdgeDataPlane.GetBooks::new, ASK, system.scheduler()).toCompletableFuture().join();
+        for (final EdgeDataPlane.NodeBooks node : books.nodes())
+        {
+            FailureNode.say("nodebooks name=" + FailureNode.nameOf(deployment, akka.actor.AddressFromURIString
+                .parse(node.node())) + " incarnation=" + node.incarnation() + " live=" + node.live() + " sockets=" +
+                node.sockets() + " steered=" + node.steered() + " published=" + node.published() + " received=" +
+                node.received() + " unconfirmed=" + node.unconfirmed() + " relayed=" + node.relayed() + " rejected=" +
+                node.rejected() + " refused=" + node.refused() + " txNodeDown=" + node.txNodeDown());
+        }
+        FailureNode.say("end books");
+    }
+
+    /** What port {@code port} dropped on receive, counted: every RX-queue reason, the device's missed and dropped. */
+    private long drops(final int port)
+    {
+        long drops = 0;
+        for (final CounterType type : RX_DROPS)
+        {
+            drops += pipeline.total(type, port);
+        }
+        for (int q = 0; q < pipeline.driver(port).rxQueueCount(); q++)
+        {
+            drops += pipeline.driver(port).stats(q).rxMissed() + pipeline.driver(port).stats(q).rxDropped();
+        }
+        return drops;
+    }
+}
