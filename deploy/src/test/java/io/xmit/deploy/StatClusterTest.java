@@ -45,11 +45,14 @@ class StatClusterTest
     {
         write("edge-1", HEADER.formatted("edge-1", "edge", 1, 7) + """
             edge nic0 node=akka://shop@10.0.0.2:25520 incarnation=11 live=true sockets=2 steered=2 published=100 \
-            received=90 unconfirmed=0 relayed=95 rejected=1 refused=2 tx-node-down=0 relay-back-pressured=3
+            received=90 unconfirmed=0 relayed=95 rejected=1 refused=2 tx-node-down=0 relay-back-pressured=3 \
+            rx-node-down=0 tx-stale-incarnation=0
             edge nic0 node=akka://shop@10.0.0.3:25520 incarnation=21 live=false sockets=0 steered=0 published=40 \
-            received=30 unconfirmed=10 relayed=20 rejected=0 refused=0 tx-node-down=4 relay-back-pressured=0
+            received=30 unconfirmed=6 relayed=20 rejected=0 refused=0 tx-node-down=4 relay-back-pressured=0 \
+            rx-node-down=4 tx-stale-incarnation=2
             edge nic0 node=akka://shop@10.0.0.3:25520 incarnation=22 live=true sockets=2 steered=1 published=1500 \
-            received=1500 unconfirmed=0 relayed=1480 rejected=0 refused=0 tx-node-down=0 relay-back-pressured=0
+            received=1500 unconfirmed=0 relayed=1480 rejected=0 refused=0 tx-node-down=0 relay-back-pressured=0 \
+            rx-node-down=0 tx-stale-incarnation=0
             """);
         write("app-1", HEADER.formatted("app-1", "app", 2, 11) + """
             app sockets=2 received=97 sent=99 back-pressured=5 refused=0 malformed=1 handler-failed=0
@@ -80,25 +83,25 @@ class StatClusterTest
             app-1         0          1               0
             edge-1        -          -               -
             edge edge-1 device nic0: its app nodes
-            app node  incarnation  live  sockets  steered  published  received  unconfirmed  relayed  rejected
-            app-1              11   yes        2        2        100        90            0       95         1
-            app-2              21    no        0        0         40        30           10       20         0
-            app-2              22   yes        2        1      1,500     1,500            0    1,480         0
-            app node  refused  tx_node_down  relay_bp
-            app-1           2             0         3
-            app-2           0             4         0
-            app-2           0             0         0
+            app node  incarnation  live  sockets  steered  published  received  unconfirmed  rx_node_down
+            app-1              11   yes        2        2        100        90            0             0
+            app-2              21    no        0        0         40        30            6             4
+            app-2              22   yes        2        1      1,500     1,500            0             0
+            app node  relayed  rejected  refused  tx_node_down  tx_stale  relay_bp
+            app-1          95         1        2             0         0         3
+            app-2          20         0        0             4         2         0
+            app-2       1,480         0        0             0         0         0
             books (each node's as of its file; across nodes exact when the traffic is quiet):
               app-1 incarnation 11 (books of edge edge-1 device nic0): rx published 100 = received 90 +
-                unconfirmed 0 + in flight 10
+                unconfirmed 0 + rx_node_down 0 + in flight 10
               app-1 own books: rx received 97, within the edge's receipts 90 and its published 100; tx sent 99 =
-                relayed 95 + rejected 1 + refused 2 + tx_node_down 0 + in flight 1
+                relayed 95 + rejected 1 + refused 2 + tx_node_down 0 + tx_stale 0 + in flight 1
               app-2 incarnation 21 (books of edge edge-1 device nic0): rx published 40 = received 30 +
-                unconfirmed 10 + in flight 0
+                unconfirmed 6 + rx_node_down 4 + in flight 0
               app-2 incarnation 22 (books of edge edge-1 device nic0): rx published 1500 = received 1500 +
-                unconfirmed 0 + in flight 0
+                unconfirmed 0 + rx_node_down 0 + in flight 0
               all app nodes (books of edge edge-1 device nic0): rx published 1640 = received 1620 + unconfirmed
-                10 + in flight 10
+                6 + rx_node_down 4 + in flight 10
             """, NodeBooksView.text(nodesOfPid4242(), 100));
     }
 
@@ -121,32 +124,36 @@ class StatClusterTest
             app-1              11   yes        2        2        100
             app-2              21    no        0        0         40
             app-2              22   yes        2        1      1,500
-            app node  received  unconfirmed  relayed  rejected  refused
-            app-1           90            0       95         1        2
-            app-2           30           10       20         0        0
-            app-2        1,500            0    1,480         0        0
-            app node  tx_node_down  relay_bp
-            app-1                0         3
-            app-2                4         0
-            app-2                0         0
+            app node  received  unconfirmed  rx_node_down  relayed
+            app-1           90            0             0       95
+            app-2           30            6             4       20
+            app-2        1,500            0             0    1,480
+            app node  rejected  refused  tx_node_down  tx_stale
+            app-1            1        2             0         0
+            app-2            0        0             4         2
+            app-2            0        0             0         0
+            app node  relay_bp
+            app-1            3
+            app-2            0
+            app-2            0
             books (each node's as of its file; across nodes exact when
               the traffic is quiet):
               app-1 incarnation 11 (books of edge edge-1 device nic0):
-                rx published 100 = received 90 + unconfirmed 0 + in
-                flight 10
+                rx published 100 = received 90 + unconfirmed 0 +
+                rx_node_down 0 + in flight 10
               app-1 own books: rx received 97, within the edge's
                 receipts 90 and its published 100; tx sent 99 = relayed
-                95 + rejected 1 + refused 2 + tx_node_down 0 + in flight
-                1
+                95 + rejected 1 + refused 2 + tx_node_down 0 + tx_stale
+                0 + in flight 1
               app-2 incarnation 21 (books of edge edge-1 device nic0):
-                rx published 40 = received 30 + unconfirmed 10 + in
-                flight 0
+                rx published 40 = received 30 + unconfirmed 6 +
+                rx_node_down 4 + in flight 0
               app-2 incarnation 22 (books of edge edge-1 device nic0):
-                rx published 1500 = received 1500 + unconfirmed 0 + in
-                flight 0
+                rx published 1500 = received 1500 + unconfirmed 0 +
+                rx_node_down 0 + in flight 0
               all app nodes (books of edge edge-1 device nic0): rx
-                published 1640 = received 1620 + unconfirmed 10 + in
-                flight 10
+                published 1640 = received 1620 + unconfirmed 6 +
+                rx_node_down 4 + in flight 10
             """, NodeBooksView.text(nodesOfPid4242(), 60));
     }
 
@@ -174,22 +181,26 @@ class StatClusterTest
         final RunCommandTest.Result result = xmit("stat", "--cluster", "--once", "--json", "--dir", dir.toString());
         assertEquals(Main.EXIT_OK, result.code(), result.err());
         assertEquals("""
-            {"time":"T","clusters":[{"cluster":"shop","nodes":[{"node":"app-1","roles":["app"],"pid":%d,"address":"akka://shop@10.0.0.2:25520",\
-            "incarnation":11,"written":"2026-12-01T10:00:00Z","app":{"sockets":2,"received":97,"sent":99,"back_pressured":5,\
-            "refused":0,"malformed":1,"handler_failed":0},"edges":[]},{"node":"edge-1","roles":["edge"],"pid":%d,\
-            "address":"akka://shop@10.0.0.1:25520","incarnation":7,"written":"2026-12-01T10:00:00Z","edges":[{"device":"nic0",\
-            "app_nodes":[{"node":"app-1","address":"akka://shop@10.0.0.2:25520","incarnation":11,"live":true,\
-            "sockets":2,"steered":2,"published":100,"received":90,"unconfirmed":0,"relayed":95,"rejected":1,\
-            "refused":2,"tx_node_down":0,"relay_back_pressured":3},{"node":"app-2","address":"akka://shop@10.0.0.3:25520",\
-            "incarnation":21,"live":false,"sockets":0,"steered":0,"published":40,"received":30,"unconfirmed":10,\
-            "relayed":20,"rejected":0,"refused":0,"tx_node_down":4,"relay_back_pressured":0},{"node":"app-2",\
-            "address":"akka://shop@10.0.0.3:25520","incarnation":22,"live":true,"sockets":2,"steered":1,"published":1500,\
-            "received":1500,"unconfirmed":0,"relayed":1480,"rejected":0,"refused":0,"tx_node_down":0,"relay_back_pressured":0}]}]}],\
-            "books":["app-1 incarnation 11 (books of edge edge-1 device nic0): rx published 100 = received 90 + unconfirmed 0 + in flight 10",\
-            "app-1 own books: rx received 97, within the edge's receipts 90 and its published 100; tx sent 99 = relayed 95 + rejected 1 + refused 2 + tx_node_down 0 + in flight 1",\
-            "app-2 incarnation 21 (books of edge edge-1 device nic0): rx published 40 = received 30 + unconfirmed 10 + in flight 0",\
-            "app-2 incarnation 22 (books of edge edge-1 device nic0): rx published 1500 = received 1500 + unconfirmed 0 + in flight 0",\
-            "all app nodes (books of edge edge-1 device nic0): rx published 1640 = received 1620 + unconfirmed 10 + in flight 10"]}]}
+            {"time":"T","clusters":[{"cluster":"shop","nodes":[{"node":"app-1","roles":["app"],"pid":%d,\
+            "address":"akka://shop@10.0.0.2:25520","incarnation":11,"written":"2026-12-01T10:00:00Z","app":{"sockets":2,\
+            "received":97,"sent":99,"back_pressured":5,"refused":0,"malformed":1,"handler_failed":0},"edges":[]},\
+            {"node":"edge-1","roles":["edge"],"pid":%d,"address":"akka://shop@10.0.0.1:25520","incarnation":7,\
+            "written":"2026-12-01T10:00:00Z","edges":[{"device":"nic0","app_nodes":[{"node":"app-1",\
+            "address":"akka://shop@10.0.0.2:25520","incarnation":11,"live":true,"sockets":2,"steered":2,"published":100,\
+            "received":90,"unconfirmed":0,"rx_node_down":0,"relayed":95,"rejected":1,"refused":2,"tx_node_down":0,\
+            "tx_stale_incarnation":0,"relay_back_pressured":3},{"node":"app-2","address":"akka://shop@10.0.0.3:25520",\
+            "incarnation":21,"live":false,"sockets":0,"steered":0,"published":40,"received":30,"unconfirmed":6,\
+            "rx_node_down":4,"relayed":20,"rejected":0,"refused":0,"tx_node_down":4,"tx_stale_incarnation":2,\
+            "relay_back_pressured":0},{"node":"app-2","address":"akka://shop@10.0.0.3:25520","incarnation":22,\
+            "live":true,"sockets":2,"steered":1,"published":1500,"received":1500,"unconfirmed":0,"rx_node_down":0,\
+            "relayed":1480,"rejected":0,"refused":0,"tx_node_down":0,"tx_stale_incarnation":0,\
+            "relay_back_pressured":0}]}]}],\
+            "books":["app-1 incarnation 11 (books of edge edge-1 device nic0): rx published 100 = received 90 + unconfirmed 0 + rx_node_down 0 + in flight 10",\
+            "app-1 own books: rx received 97,\
+             within the edge's receipts 90 and its published 100; tx sent 99 = relayed 95 + rejected 1 + refused 2 + tx_node_down 0 + tx_stale 0 + in flight 1",\
+            "app-2 incarnation 21 (books of edge edge-1 device nic0): rx published 40 = received 30 + unconfirmed 6 + rx_node_down 4 + in flight 0",\
+            "app-2 incarnation 22 (books of edge edge-1 device nic0): rx published 1500 = received 1500 + unconfirmed 0 + rx_node_down 0 + in flight 0",\
+            "all app nodes (books of edge edge-1 device nic0): rx published 1640 = received 1620 + unconfirmed 6 + rx_node_down 4 + in flight 10"]}]}
             """.formatted(PID, PID), result.out().replaceFirst("\"time\":\"[^\"]+\"", "\"time\":\"T\""));
     }
 
@@ -198,13 +209,14 @@ class StatClusterTest
     {
         write("edge-1", HEADER.formatted("edge-1", "edge", 1, 7) + """
             edge nic0 node=akka://shop@10.0.0.3:25520 incarnation=21 live=false sockets=0 steered=0 published=40 \
-            received=30 unconfirmed=7 relayed=20 rejected=0 refused=0 tx-node-down=4 relay-back-pressured=0
+            received=30 unconfirmed=4 relayed=20 rejected=0 refused=0 tx-node-down=4 relay-back-pressured=0 \
+            rx-node-down=3 tx-stale-incarnation=0
             """);
         assertEquals(List.of(
                 "app-2 incarnation 21 (books of edge edge-1 device nic0): rx published 40 = received 30 + " +
-                    "unconfirmed 7 + in flight 3: does not balance",
-                "all app nodes (books of edge edge-1 device nic0): rx published 40 = received 30 + unconfirmed 7 + " +
-                    "in flight 3: does not balance"),
+                    "unconfirmed 4 + rx_node_down 3 + in flight 3: does not balance",
+                "all app nodes (books of edge edge-1 device nic0): rx published 40 = received 30 + unconfirmed 4 + " +
+                    "rx_node_down 3 + in flight 3: does not balance"),
             NodeBooksView.identities(NodeBooksView.read(dir)).stream().filter(line -> !line.startsWith("app-1"))
                 .toList());
     }
