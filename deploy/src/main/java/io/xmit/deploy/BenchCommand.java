@@ -37,7 +37,8 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "bench",
     customSynopsis = {"xmit bench [-h] [--quick] [--json=FILE]",
-        "                  [--report=FILE] [--rounds=N] [--flows=N] [--seconds=N] SCENARIO",
+        "                  [--report=FILE] [--rounds=N] [--flows=N] [--seconds=N]",
+        "                  [--rate=N] SCENARIO",
         "       xmit bench compare A.json B.json"},
     description = "side-by-side benchmarks: tx (Mpps against the baselines), rr (closed-loop RTT by XPS mode), " +
         "cluster (one node, edge + app nodes, bare Aeron UDP)",
@@ -63,6 +64,7 @@ final class BenchCommand implements Callable<Integer>
     private int rounds;
     private int flows;
     private int seconds;
+    private long rate;
     private Path json;
     private Path report;
 
@@ -122,6 +124,14 @@ final class BenchCommand implements Callable<Integer>
         seconds = Args.intArg("--seconds", text, 1, 600);
     }
 
+    @Option(names = "--rate", paramLabel = "N",
+        description = "cluster: requests offered per second (default " + ClusterBench.Options.DEFAULT_RATE +
+            ", quick 1000)")
+    void rate(final String text)
+    {
+        rate = Args.intArg("--rate", text, 1, 1_000_000);
+    }
+
     @Option(names = "--json", paramLabel = "FILE", description = "also write the figures as JSON")
     void json(final String text)
     {
@@ -157,9 +167,10 @@ final class BenchCommand implements Callable<Integer>
         {
             return cluster();
         }
-        if (seconds > 0)
+        if (seconds > 0 || rate > 0)
         {
-            throw new UsageException("--seconds " + seconds + ": only cluster has it");
+            throw new UsageException((seconds > 0 ? "--seconds " + seconds : "--rate " + rate) +
+                ": only cluster has it");
         }
 
         final boolean tracing = "trace".equals(scenario);
@@ -228,6 +239,10 @@ final class BenchCommand implements Callable<Integer>
         if (seconds > 0)
         {
             options = options.withMillis(seconds * 1000L);
+        }
+        if (rate > 0)
+        {
+            options = options.withRate(rate);
         }
         final Provenance provenance = Provenance.of(spec.commandLine().getParseResult().originalArgs());
         out.printf(Locale.ROOT, "xmit bench cluster: about %d s; %d CPUs, JDK %s%n", options.estimatedSeconds(),

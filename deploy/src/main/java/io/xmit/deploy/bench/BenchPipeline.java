@@ -17,7 +17,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * The pipeline of the {@code cluster} bench's single node and of its edge: the {@code loop} device with 2 CPUs, the
  * service {@code echo} on port A ({@link #SERVICE}, a reuseport group), and the clients on port B, one unconnected
  * socket per flow, whose replies end in the {@link PacedLoad}. Where the service's sockets are (on this node, or on
- * app nodes behind the data path) is the variant's business.
+ * app nodes behind the data path) is the variant's business. The rings are the pipeline's defaults: smaller socket
+ * rings overflow under the bursts a loaded machine makes of a steady rate.
  */
 final class BenchPipeline implements AutoCloseable
 {
@@ -41,8 +42,7 @@ final class BenchPipeline implements AutoCloseable
     BenchPipeline(final ActorSystem<?> system, final String name, final DataPathThreads threads)
     {
         this.threads = threads;
-        this.pipeline = Pipeline.start(system, PipelineConfig.builder().name(name).cpus(CPUS).device(DEVICE)
-            .qdiscRingTerm(1 << 20).socketRingTerm(1 << 16).build());
+        this.pipeline = Pipeline.start(system, PipelineConfig.builder().name(name).cpus(CPUS).device(DEVICE).build());
         this.load = new PacedLoad(PAYLOAD, threads);
     }
 

@@ -38,31 +38,30 @@ final class BenchProcess implements AutoCloseable
     private final Thread killer;
 
     /**
-     * Starts {@code role} with {@code args} and waits up to {@code ready} for it to say it is in place.
+     * Starts {@code role} with {@code args}; {@link #awaitReady} waits for it to say it is in place.
      *
-     * @throws IllegalStateException naming the process and its last output if it fails to start.
+     * @throws IllegalStateException naming the process if no JVM could be started.
      */
-    static BenchProcess start(final String name, final Duration ready, final String... roleAndArgs)
+    static BenchProcess start(final String name, final String... roleAndArgs)
     {
-        final BenchProcess child;
         try
         {
-            child = new BenchProcess(name, new ProcessBuilder(command(roleAndArgs)).redirectErrorStream(true).start());
+            return new BenchProcess(name, new ProcessBuilder(command(roleAndArgs)).redirectErrorStream(true).start());
         }
         catch (final IOException ex)
         {
             throw new IllegalStateException(name + ": cannot start a JVM: " + ex.getMessage(), ex);
         }
-        try
-        {
-            child.await("ready", ready);
-            return child;
-        }
-        catch (final RuntimeException ex)
-        {
-            child.kill();
-            throw ex;
-        }
+    }
+
+    /**
+     * Waits up to {@code timeout} for the role to be in place.
+     *
+     * @throws IllegalStateException naming the process and its last output if it failed to start or took too long.
+     */
+    void awaitReady(final Duration timeout)
+    {
+        await("ready", timeout);
     }
 
     /** This JVM's java and flags (a debugger's agent left out: every child would listen on its port). */
@@ -136,8 +135,7 @@ final class BenchProcess implements AutoCloseable
     String call(final String command, final Duration timeout)
     {
         in.println(command);
-        final String answer = await(command.split(" ")[0], timeout);
-        return answer;
+        return await(command.split(" ")[0], timeout);
     }
 
     private String await(final String what, final Duration timeout)
@@ -222,10 +220,10 @@ final class BenchProcess implements AutoCloseable
         {
             Runtime.getRuntime().removeShutdownHook(killer);
         }
-        catch (final IllegalStateException ex)
+        catch (final IllegalStateException shuttingDown)
         {
-            // The JVM is shutting down: the hook runs anyway.
-            return;
+            // The JVM is shutting down and runs the hook anyway.
+            process.destroyForcibly();
         }
     }
 }
