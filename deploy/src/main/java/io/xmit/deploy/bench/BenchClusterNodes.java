@@ -58,6 +58,8 @@ final class BenchClusterNodes
             "    downing-provider-class = \"akka.cluster.sbr.SplitBrainResolverProvider\"\n" +
             "    split-brain-resolver { active-strategy = keep-majority, stable-after = 3s }\n" +
             "    failure-detector { heartbeat-interval = 1s, acceptable-heartbeat-pause = 3s }\n" +
+            // The app nodes start with the edge and may ask to join before it listens: ask again soon.
+            "    retry-unsuccessful-join-after = 1s\n" +
             "  }\n" +
             "  coordinated-shutdown.run-by-actor-system-terminate = off\n" +
             "}\n").withFallback(BenchSystems.quietConfig()).withFallback(ConfigFactory.load()));

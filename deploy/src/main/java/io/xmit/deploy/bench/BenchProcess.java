@@ -183,17 +183,23 @@ final class BenchProcess implements AutoCloseable
         return name;
     }
 
+    /** Asks it to quit, without waiting: several processes stop at once, then {@link #close()} waits for each. */
+    void quit()
+    {
+        if (process.isAlive())
+        {
+            in.println("quit");
+        }
+    }
+
     /** Asks it to quit and waits for it; kills it if it is not gone in time. */
     @Override
     public void close()
     {
         try
         {
-            if (process.isAlive())
-            {
-                in.println("quit");
-                process.waitFor(QUIT.toMillis(), TimeUnit.MILLISECONDS);
-            }
+            quit();
+            process.waitFor(QUIT.toMillis(), TimeUnit.MILLISECONDS);
         }
         catch (final InterruptedException ex)
         {

@@ -168,7 +168,10 @@ public final class ClusterBench
             options.rounds(), options.millis(), options.warmMillis()));
     }
 
-    /** Starts the variant's processes, runs the load, measures one window, and stops them all, even on failure. */
+    /**
+     * Starts the variant's processes, runs the load, measures one window, and stops them all at once, even on
+     * failure (each killed if it has not exited in time).
+     */
     static Round round(final String variant, final Options options)
     {
         final List<BenchProcess> processes = new ArrayList<>();
@@ -203,10 +206,8 @@ public final class ClusterBench
         }
         finally
         {
-            for (final BenchProcess process : processes.reversed())
-            {
-                process.close();
-            }
+            processes.forEach(BenchProcess::quit);
+            processes.forEach(BenchProcess::close);
         }
     }
 
