@@ -14,7 +14,7 @@ import io.xmit.transport.ring.NetworkRings;
  * clients on port B, and the data plane whose service {@code echo} on port A has no socket here: every request
  * crosses the UDP hop to a socket on an app node, and its reply comes back through the edge's relay.
  */
-final class EdgeNode implements ChildRole
+final class EdgeNode implements PipelineRole
 {
     private final ActorSystem<Void> system;
     private final BenchPipeline pipeline;
@@ -40,15 +40,9 @@ final class EdgeNode implements ChildRole
     }
 
     @Override
-    public long packets()
+    public BenchPipeline pipeline()
     {
-        return pipeline.load().replies();
-    }
-
-    @Override
-    public PacedLoad load()
-    {
-        return pipeline.load();
+        return pipeline;
     }
 
     /** Once every app node's socket is steered to. */

@@ -9,7 +9,7 @@ import akka.actor.typed.javadsl.Behaviors;
  * The {@code cluster} bench's {@code single} variant: one process, one pipeline on the {@code loop} device whose
  * service sockets on port A answer the clients on port B locally, as {@code xmit run}'s scenario does.
  */
-final class SingleNode implements ChildRole
+final class SingleNode implements PipelineRole
 {
     private final ActorSystem<Void> system;
     private final BenchPipeline pipeline;
@@ -25,21 +25,9 @@ final class SingleNode implements ChildRole
     }
 
     @Override
-    public long packets()
+    public BenchPipeline pipeline()
     {
-        return pipeline.load().replies();
-    }
-
-    @Override
-    public PacedLoad load()
-    {
-        return pipeline.load();
-    }
-
-    @Override
-    public void startLoad(final long rate, final int flows)
-    {
-        pipeline.startLoad(rate, flows);
+        return pipeline;
     }
 
     @Override
