@@ -33,8 +33,9 @@ class BenchClusterTest
     @TempDir
     Path dir;
 
+    /** About 40 s on a quiet machine; 103 s was measured with the load average at 20 on the 2 cores. */
     @Test
-    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void oneRoundOfEachVariantAnswersEveryRequestAndLeavesNoProcess() throws Exception
     {
         final Path json = dir.resolve("cluster.json");
