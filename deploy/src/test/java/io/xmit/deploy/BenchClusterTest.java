@@ -33,7 +33,7 @@ class BenchClusterTest
     @TempDir
     Path dir;
 
-    /** About 40 s on a quiet machine; 103 s was measured with the load average at 20 on the 2 cores. */
+    /** 103 s with the load average at 20 on the 2 cores: mostly six JVMs starting and the cluster forming. */
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void oneRoundOfEachVariantAnswersEveryRequestAndLeavesNoProcess() throws Exception
