@@ -1,6 +1,7 @@
 package io.xmit.deploy;
 
 import ch.qos.logback.classic.Level;
+import io.xmit.deploy.bench.ClusterBench;
 import io.xmit.deploy.bench.RrBench;
 import io.xmit.deploy.bench.ScenarioResult;
 import io.xmit.deploy.bench.Stat;
@@ -28,21 +29,24 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
- * {@code xmit bench}: the side-by-side benchmarks ({@link TxBench tx}, {@link RrBench rr}, or both), their summary
+ * {@code xmit bench}: the side-by-side benchmarks ({@link TxBench tx}, {@link RrBench rr}, or both; {@link ClusterBench
+ * cluster} in child JVMs), their summary
  * tables and targets, and optionally the figures as JSON and as a self-contained HTML report. Targets missed are
  * reported, not an error: exit code 0 when the bench ran, 1 if it could not, 2 for a bad argument. Both files record
  * their {@link Provenance}; {@link BenchCompareCommand compare} sets two JSON files side by side.
  */
 @Command(name = "bench",
     customSynopsis = {"xmit bench [-h] [--quick] [--json=FILE]",
-        "                  [--report=FILE] [--rounds=N] [--flows=N] SCENARIO",
+        "                  [--report=FILE] [--rounds=N] [--flows=N] [--seconds=N]",
+        "                  [--rate=N] SCENARIO",
         "       xmit bench compare A.json B.json"},
-    description = "side-by-side benchmarks: tx (Mpps against the baselines), rr (closed-loop RTT by XPS mode)",
+    description = "side-by-side benchmarks: tx (Mpps against the baselines), rr (closed-loop RTT by XPS mode), " +
+        "cluster (one node, edge + app nodes, bare Aeron UDP)",
     footer = "Variants run alternately, A B C A B C … (rr rotates the order: A B C, B C A …); each figure is the " +
         "median of the rounds, with min and max.")
 final class BenchCommand implements Callable<Integer>
 {
-    private static final List<String> SCENARIOS = List.of("tx", "rr", "all", "trace");
+    private static final List<String> SCENARIOS = List.of("tx", "rr", "all", "trace", "cluster");
     /** Two sockets per flow, each a ring and an actor: past this a round spends its time opening sockets. */
     private static final int MAX_FLOWS = 1024;
 
@@ -59,6 +63,8 @@ final class BenchCommand implements Callable<Integer>
     private boolean quick;
     private int rounds;
     private int flows;
+    private int seconds;
+    private long rate;
     private Path json;
     private Path report;
 
@@ -77,12 +83,15 @@ final class BenchCommand implements Callable<Integer>
             "share)",
         "all: tx, then rr",
         "trace: tx's xmit beside the same pipeline with tracing configured: a flow filter that matches nothing " +
-            "(trace-miss) and 1 in 1,000 sampled (trace-1k)"})
+            "(trace-miss) and 1 in 1,000 sampled (trace-1k)",
+        "cluster: an echo service at a fixed request rate, each variant in JVMs of its own: single (one node), " +
+            "cluster (an edge and two app nodes over Aeron UDP), aeron-udp (bare ping-pong, the hop's ceiling) " +
+            "(replies/s, RTT percentiles, CPU per 1,000 replies over all processes, bytes allocated per request)"})
     void scenario(final String name)
     {
         if (!SCENARIOS.contains(name))
         {
-            throw new UsageException("unknown scenario '" + name + "' (expected tx, rr, all or trace)");
+            throw new UsageException("unknown scenario '" + name + "' (expected tx, rr, all, trace or cluster)");
         }
         scenario = name;
     }
@@ -94,7 +103,8 @@ final class BenchCommand implements Callable<Integer>
     }
 
     @Option(names = "--rounds", paramLabel = "N",
-        description = "measured rounds after the warm-up round (default 5, quick 3 for tx and 2 for rr)")
+        description = "measured rounds after the warm-up round (default 5, quick 3 for tx and 2 for rr; cluster, whose " +
+            "rounds start fresh JVMs and need no warm-up round: default 3, quick 1)")
     void rounds(final String text)
     {
         rounds = Args.intArg("--rounds", text, 1, 100);
@@ -105,6 +115,21 @@ final class BenchCommand implements Callable<Integer>
     void flows(final String text)
     {
         flows = Args.intArg("--flows", text, 1, MAX_FLOWS);
+    }
+
+    @Option(names = "--seconds", paramLabel = "N",
+        description = "cluster: the measured window per variant and round, seconds (default 5, quick 1)")
+    void seconds(final String text)
+    {
+        seconds = Args.intArg("--seconds", text, 1, 600);
+    }
+
+    @Option(names = "--rate", paramLabel = "N",
+        description = "cluster: requests offered per second (default " + ClusterBench.Options.DEFAULT_RATE +
+            ", quick 1000)")
+    void rate(final String text)
+    {
+        rate = Args.intArg("--rate", text, 1, 1_000_000);
     }
 
     @Option(names = "--json", paramLabel = "FILE", description = "also write the figures as JSON")
@@ -135,9 +160,18 @@ final class BenchCommand implements Callable<Integer>
     {
         if (null == scenario)
         {
-            throw new UsageException("which scenario: tx, rr, all or trace (see xmit bench --help)");
+            throw new UsageException("which scenario: tx, rr, all, trace or cluster (see xmit bench --help)");
         }
         quietLogging();
+        if ("cluster".equals(scenario))
+        {
+            return cluster();
+        }
+        if (seconds > 0 || rate > 0)
+        {
+            throw new UsageException((seconds > 0 ? "--seconds " + seconds : "--rate " + rate) +
+                ": only cluster has it");
+        }
 
         final boolean tracing = "trace".equals(scenario);
         final boolean runTx = !"rr".equals(scenario);
@@ -187,6 +221,51 @@ final class BenchCommand implements Callable<Integer>
             err.println("xmit bench: " + ex.getMessage());
             return Main.EXIT_FAILED;
         }
+        return write(results, provenance);
+    }
+
+    /** {@code xmit bench cluster}: its own options, its variants in child JVMs. */
+    private int cluster()
+    {
+        if (flows > 0)
+        {
+            throw new UsageException("--flows " + flows + ": only rr (and all) has flows");
+        }
+        ClusterBench.Options options = quick ? ClusterBench.Options.QUICK : ClusterBench.Options.FULL;
+        if (rounds > 0)
+        {
+            options = options.withRounds(rounds);
+        }
+        if (seconds > 0)
+        {
+            options = options.withMillis(seconds * 1000L);
+        }
+        if (rate > 0)
+        {
+            options = options.withRate(rate);
+        }
+        final Provenance provenance = Provenance.of(spec.commandLine().getParseResult().originalArgs());
+        out.printf(Locale.ROOT, "xmit bench cluster: about %d s; %d CPUs, JDK %s%n", options.estimatedSeconds(),
+            provenance.cpus(), provenance.jdk());
+        final LiveOutput live = new LiveOutput(out, terminal);
+        final List<ScenarioResult> results;
+        try
+        {
+            results = List.of(ClusterBench.run(options, live));
+        }
+        catch (final IllegalStateException ex)
+        {
+            live.finish();
+            err.println("xmit bench: " + ex.getMessage());
+            return Main.EXIT_FAILED;
+        }
+        print(results.getFirst(), out, terminal);
+        return write(results, provenance);
+    }
+
+    /** The --json and --report files, if asked for. */
+    private int write(final List<ScenarioResult> results, final Provenance provenance)
+    {
         try
         {
             if (null != json)

@@ -14,7 +14,8 @@ import java.util.Map;
  * well-formed XML so that a test can parse it. First where the figures come from ({@link Provenance}); then per
  * scenario the charts, a table of every variant's figures (median, min–max), the ratios and targets. The charts: Mpps
  * per variant with min–max whiskers for {@code tx}; for {@code rr} RTT (log axis) against percentile (nines axis),
- * then the cross-CPU hops per transaction per variant (whisker min–max), what XPS and busy polling change.
+ * then the cross-CPU hops per transaction per variant (whisker min–max), what XPS and busy polling change; for
+ * {@code cluster} the same curve, then the CPU per 1,000 replies per variant.
  */
 final class BenchReport
 {
@@ -27,6 +28,9 @@ final class BenchReport
     private static final Bars HOPS = new Bars("hops_per_transaction", 1, 0, "",
         "cross-CPU hops per transaction, of 4: request and reply, each at its send and its delivery " +
             "(median, whisker min–max)", "cross-CPU hops per transaction per variant");
+    private static final Bars CPU_PER_1K = new Bars("cpu_ms_per_1k_replies", 1, 0, "",
+        "CPU time of all the variant's processes per 1,000 replies, ms (median, whisker min–max)",
+        "CPU per 1,000 replies per variant");
     private static final int WIDTH = 720;
     private static final int ROW = 28;
     private static final int LEFT = 120;
@@ -97,7 +101,8 @@ final class BenchReport
         else
         {
             curveChart(html, result);
-            barChart(html, result, HOPS);
+            barChart(html, result, result.variants().getFirst().figures().containsKey(HOPS.figure()) ? HOPS :
+                CPU_PER_1K);
         }
         final List<String> figures = List.copyOf(result.variants().getFirst().figures().keySet());
         html.append("<table>\n<tr><th>variant</th>");

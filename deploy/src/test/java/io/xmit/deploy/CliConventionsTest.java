@@ -141,7 +141,7 @@ class CliConventionsTest
         assertEquals(List.of("--flows"), complete(script, "xmit", "run", "--fl"));
         assertEquals(List.of("--prometheus"), complete(script, "xmit", "stat", "--prom"));
         assertEquals(List.of("none", "cpus", "rxqs"), complete(script, "xmit", "run", "--xps", ""));
-        assertEquals(List.of("compare", "tx", "rr", "all", "trace"), complete(script, "xmit", "bench", ""));
+        assertEquals(List.of("compare", "tx", "rr", "all", "trace", "cluster"), complete(script, "xmit", "bench", ""));
     }
 
     /** What the script offers for the last of {@code words}: bash's COMPREPLY, a word a line. */

@@ -4,6 +4,9 @@
  * the lock-protected qdisc, the per-packet Akka pipeline, bare Aeron IPC), and the {@code rr} scenario
  * ({@link io.xmit.deploy.bench.RrBench}), closed-loop request/response over the {@code loop} device by XPS mode, the
  * clients being pipeline sockets whose handlers send the next request ({@code RrFlow}). Variants
- * run alternately in one process and each figure is summarised over rounds ({@link io.xmit.deploy.bench.Stat}).
+ * run alternately in one process and each figure is summarised over rounds ({@link io.xmit.deploy.bench.Stat}). The
+ * {@code cluster} scenario ({@link io.xmit.deploy.bench.ClusterBench}) runs each variant in child JVMs instead
+ * ({@code BenchProcess}, {@link io.xmit.deploy.bench.ClusterBenchChild}): one node, an edge and two app nodes over
+ * the cluster's data path, and bare Aeron UDP.
  */
 package io.xmit.deploy.bench;

@@ -1,0 +1,184 @@
+package io.xmit.deploy.bench;
+
+import java.nio.ByteBuffer;
+import java.util.Base64;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The open-loop load of a {@code cluster} bench variant: one thread offers requests at a fixed rate, round-robin over
+ * the flows, each carrying its send time in its first 8 bytes; whoever receives a reply hands it to
+ * {@link #replied}, which records its RTT. The pacer sleeps through long gaps and spins the last
+ * {@link RequestPacer#SPIN_NS}, as {@code xmit run}'s does; a send refused with back-pressure is retried and counted.
+ * Nothing here allocates per request.
+ */
+final class PacedLoad
+{
+    /** A {@link Sender}'s outcomes. */
+    static final int SENT = 1;
+    static final int RETRY = 0;
+    static final int STOP = -1;
+
+    /** One flow's send of one request: {@link #SENT}, {@link #RETRY} (back-pressured) or {@link #STOP}. */
+    @FunctionalInterface
+    interface Sender
+    {
+        int send(int flow, UnsafeBuffer payload, int length);
+    }
+
+    private final int payloadLength;
+    private final DataPathThreads threads;
+    private final Recorder rtt = new Recorder(3);
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong replies = new AtomicLong();
+    private final AtomicLong backPressured = new AtomicLong();
+    private volatile boolean running;
+    private volatile boolean stopped;
+    private Thread pacer;
+    private long windowReplies;
+    private long windowStart;
+
+    /** @param payloadLength bytes per request, at least 8 (the send time). */
+    PacedLoad(final int payloadLength, final DataPathThreads threads)
+    {
+        if (payloadLength < Long.BYTES)
+        {
+            throw new IllegalArgumentException("payload length " + payloadLength + " is not >= 8");
+        }
+        this.payloadLength = payloadLength;
+        this.threads = threads;
+    }
+
+    /** Starts offering {@code rate} requests per second over {@code flows} flows. */
+    void start(final long rate, final int flows, final Sender sender)
+    {
+        if (rate < 1 || flows < 1)
+        {
+            throw new IllegalArgumentException("rate " + rate + " and flows " + flows + " must be >= 1");
+        }
+        if (null != pacer)
+        {
+            throw new IllegalStateException("the load has started already");
+        }
+        running = true;
+        pacer = new Thread(() -> offer(rate, flows, sender), "xmit-bench-pacer");
+        pacer.setDaemon(true);
+        pacer.start();
+    }
+
+    private void offer(final long rate, final int flows, final Sender sender)
+    {
+        threads.enter();
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[payloadLength]);
+        final long interval = TimeUnit.SECONDS.toNanos(1) / rate;
+        long next = System.nanoTime();
+        int flow = 0;
+        while (running)
+        {
+            final long now = System.nanoTime();
+            if (now < next)
+            {
+                if (next - now > RequestPacer.SPIN_NS)
+                {
+                    LockSupport.parkNanos(next - now - RequestPacer.SPIN_NS);
+                }
+                else
+                {
+                    Thread.onSpinWait();
+                }
+                continue;
+            }
+            payload.putLong(0, now);
+            final int result = sender.send(flow, payload, payloadLength);
+            if (SENT == result)
+            {
+                sent.incrementAndGet();
+                next += interval;
+                flow = flow + 1 == flows ? 0 : flow + 1;
+            }
+            else if (RETRY == result)
+            {
+                backPressured.incrementAndGet();
+            }
+            else
+            {
+                stopped = true;
+                return;
+            }
+        }
+    }
+
+    /** A reply whose payload starts at {@code offset} of {@code buffer}: its RTT recorded, counted. */
+    void replied(final DirectBuffer buffer, final int offset)
+    {
+        rtt.recordValue(Math.max(1, System.nanoTime() - buffer.getLong(offset)));
+        replies.incrementAndGet();
+    }
+
+    /** Opens the measured window: the RTTs so far dropped. */
+    void window()
+    {
+        rtt.reset();
+        windowReplies = replies.get();
+        windowStart = System.nanoTime();
+    }
+
+    /**
+     * Closes the window: {@code replies nanos histogram}, the histogram HdrHistogram's compressed encoding in Base64
+     * (see {@link #histogram(String)}).
+     */
+    String windowEnd()
+    {
+        final Histogram window = rtt.getIntervalHistogram();
+        final long nanos = System.nanoTime() - windowStart;
+        final ByteBuffer encoded = ByteBuffer.allocate(window.getNeededByteBufferCapacity());
+        final int length = window.encodeIntoCompressedByteBuffer(encoded);
+        final byte[] bytes = new byte[length];
+        encoded.flip().get(bytes);
+        return (replies.get() - windowReplies) + " " + nanos + " " + Base64.getEncoder().encodeToString(bytes);
+    }
+
+    /** The histogram of a {@link #windowEnd()} line's third field. */
+    static Histogram histogram(final String base64)
+    {
+        try
+        {
+            return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(base64)), 0);
+        }
+        catch (final java.util.zip.DataFormatException | IllegalArgumentException ex)
+        {
+            throw new IllegalStateException("not an encoded histogram: " + base64, ex);
+        }
+    }
+
+    /**
+     * Stops offering and waits up to {@code timeoutNanos} for the replies to the requests sent: {@code sent replies
+     * backPressured}, replies below sent if some never came.
+     */
+    String stop(final long timeoutNanos) throws InterruptedException
+    {
+        running = false;
+        if (null != pacer)
+        {
+            pacer.join(TimeUnit.NANOSECONDS.toMillis(timeoutNanos));
+        }
+        final long deadline = System.nanoTime() + timeoutNanos;
+        while (replies.get() < sent.get() && System.nanoTime() < deadline)
+        {
+            TimeUnit.MILLISECONDS.sleep(1);
+        }
+        return sent.get() + " " + replies.get() + " " + backPressured.get() + (stopped ? " refused" : "");
+    }
+
+    /** Replies received so far. */
+    long replies()
+    {
+        return replies.get();
+    }
+}

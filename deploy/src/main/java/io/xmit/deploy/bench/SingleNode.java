@@ -1,0 +1,45 @@
+package io.xmit.deploy.bench;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+import akka.actor.typed.ActorSystem;
+import akka.actor.typed.javadsl.Behaviors;
+
+/**
+ * The {@code cluster} bench's {@code single} variant: one process, one pipeline on the {@code loop} device whose
+ * service sockets on port A answer the clients on port B locally, as {@code xmit run}'s scenario does.
+ */
+final class SingleNode implements PipelineRole
+{
+    private final ActorSystem<Void> system;
+    private final BenchPipeline pipeline;
+    private final AtomicLong echoed = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
+
+    /** @param sockets the service's sockets, as many as the cluster variant's app nodes open together. */
+    SingleNode(final int sockets, final DataPathThreads threads)
+    {
+        system = ActorSystem.create(Behaviors.empty(), "xmit-bench-single", BenchSystems.quietConfig());
+        pipeline = new BenchPipeline(system, "single", threads);
+        pipeline.openLocalService(sockets, echoed, refused);
+    }
+
+    @Override
+    public BenchPipeline pipeline()
+    {
+        return pipeline;
+    }
+
+    @Override
+    public void close()
+    {
+        try
+        {
+            pipeline.close();
+        }
+        finally
+        {
+            BenchSystems.terminate(system);
+        }
+    }
+}
