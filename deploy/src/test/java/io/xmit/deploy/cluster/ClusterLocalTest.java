@@ -12,8 +12,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
-import java.net.DatagramSocket;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -210,8 +208,8 @@ class ClusterLocalTest
         for (final String node : NODES)
         {
             final boolean edge = node.startsWith("edge");
-            nodes.add("{ name = " + node + ", host = \"127.0.0.1\", port = " + freeTcpPort() + ", data-port = " +
-                freeUdpPort() + ", roles = [" + (edge ? "edge" : "app") + "]" + (edge ? ", devices = [{ name = nic0, " +
+            nodes.add("{ name = " + node + ", host = \"127.0.0.1\", port = " + FreePorts.tcp() + ", data-port = " +
+                FreePorts.udp() + ", roles = [" + (edge ? "edge" : "app") + "]" + (edge ? ", devices = [{ name = nic0, " +
                 "device = \"loop:tx=2,rx=2,ring=256\", cpus = 1, spin-polls = 0, counters.directory = \"" +
                 dir.resolve("counters") + "\" }]" : "") + " }");
         }
@@ -223,21 +221,5 @@ class ClusterLocalTest
             "  failure { detector.acceptable-heartbeat-pause = 30s, split-brain.stable-after = 20s, " +
             "drain-deadline = 30s }\n}\n" +
             "akka.remote.artery.advanced.inbound-lanes = 1\n";
-    }
-
-    private static int freeTcpPort() throws IOException
-    {
-        try (ServerSocket socket = new ServerSocket(0))
-        {
-            return socket.getLocalPort();
-        }
-    }
-
-    private static int freeUdpPort() throws IOException
-    {
-        try (DatagramSocket socket = new DatagramSocket(0))
-        {
-            return socket.getLocalPort();
-        }
     }
 }

@@ -20,11 +20,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -223,32 +218,8 @@ class ClusterNodeTest
               failure { detector.acceptable-heartbeat-pause = 10s, split-brain.stable-after = 20s }
             }
             akka.remote.artery.advanced.inbound-lanes = 1
-            """.formatted(freeTcpPort(), freeUdpPort(), freeTcpPort(), freeUdpPort(), freeTcpPort(), freeUdpPort(),
+            """.formatted(FreePorts.tcp(), FreePorts.udp(), FreePorts.tcp(), FreePorts.udp(), FreePorts.tcp(), FreePorts.udp(),
             service);
-    }
-
-    private static int freeTcpPort()
-    {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
-        {
-            return socket.getLocalPort();
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
-    }
-
-    private static int freeUdpPort()
-    {
-        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress()))
-        {
-            return socket.getLocalPort();
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
     }
 
     /** A handler whose constructor fails. */

@@ -12,6 +12,7 @@ import akka.cluster.typed.Join;
 import akka.cluster.typed.Leave;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.xmit.deploy.cluster.FreePorts;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.PipelineConfig;
@@ -34,10 +35,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.DatagramSocket;
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -361,7 +358,7 @@ class ClusterDataPathTest
             .device("loop:tx=2,rx=2,ring=1024,frame=2048,rate=0").qdiscRingTerm(1 << 20).socketRingTerm(1 << 16)
             .build());
         edge = edgeSystem.systemActorOf(EdgeDataPlane.create(pipeline, rings("edge-data"),
-            "127.0.0.1:" + freeUdpPort(), Map.of("echo", SocketOptions.udp4(SERVICE.port()).reusePort(true))),
+            "127.0.0.1:" + FreePorts.udp(), Map.of("echo", SocketOptions.udp4(SERVICE.port()).reusePort(true))),
             "edge-data", Props.empty());
 
         for (int n = 1; n <= 2; n++)
@@ -369,7 +366,7 @@ class ClusterDataPathTest
             final ActorSystem<Void> system = systems.get(n);
             final int node = n;
             final ActorRef<AppDataPlane.Command> app = system.systemActorOf(AppDataPlane.create(rings("app-" + n),
-                "127.0.0.1:" + freeUdpPort(), 0, RECEIPTS), "app-data", Props.empty());
+                "127.0.0.1:" + FreePorts.udp(), 0, RECEIPTS), "app-data", Props.empty());
             apps.add(app);
             for (int index = 0; index < SOCKETS_PER_NODE; index++)
             {
@@ -544,17 +541,5 @@ class ClusterDataPathTest
     private static Address address(final ActorSystem<Void> system)
     {
         return Cluster.get(system).selfMember().address();
-    }
-
-    private static int freeUdpPort()
-    {
-        try (DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress()))
-        {
-            return socket.getLocalPort();
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
     }
 }
