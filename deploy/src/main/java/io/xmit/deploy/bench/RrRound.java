@@ -69,7 +69,7 @@ final class RrRound
      * @param cpu     the threads' CPU time in the window.
      * @param nanos   the window's length.
      * @param stalled flows with a transaction in flight after the round: neither answered nor given up on.
-     * @param refused the flows that ended at a refused send, by the last refusal's {@code SendResult} name.
+     * @param refused the flows that had a send refused, by the last refusal's {@code SendResult} name.
      * @param stop    the pipeline's stop, with its final books (balanced: a round whose books do not balance throws).
      */
     record Result(Histogram rtt, RrTally tally, ThreadCpu.Usage cpu, long nanos, int stalled,
