@@ -205,6 +205,10 @@ final class BenchReport
         {
             for (final double[] point : variant.curve())
             {
+                if (!Double.isFinite(point[1]))
+                {
+                    continue;
+                }
                 lowest = Math.min(lowest, Math.max(point[1], 1e-3));
                 highest = Math.max(highest, point[1]);
             }
@@ -242,6 +246,11 @@ final class BenchReport
             final StringBuilder markers = new StringBuilder();
             for (final double[] point : variant.curve())
             {
+                // A variant without an RTT (every round lost a transaction) draws no curve.
+                if (!Double.isFinite(point[1]))
+                {
+                    continue;
+                }
                 final double nines = point[0] >= 100 ? MAX_NINES :
                     Math.min(MAX_NINES, -Math.log10(1 - point[0] / 100));
                 final double decades = Math.log10(Math.max(point[1], Math.pow(10, low))) - low;

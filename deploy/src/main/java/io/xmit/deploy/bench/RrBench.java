@@ -138,8 +138,9 @@ public final class RrBench
                     Units.nanos(rtt.getValueAtPercentile(99))),
                     String.format(Locale.ROOT, "hops/txn %.2f", result.tally().hopsPerTransaction()),
                     String.format(Locale.ROOT, "CPU %.2f", result.cpu().total()),
-                    String.format(Locale.ROOT, "dropped %d%s, stalled %d%s", result.dropped(),
-                        result.drops().isEmpty() ? "" : " " + result.drops(), result.stalled(),
+                    String.format(Locale.ROOT, "dropped %d%s, lost %d, late %d, stalled %d%s", result.dropped(),
+                        result.drops().isEmpty() ? "" : " " + result.drops(), result.tally().lost(),
+                        result.tally().late(), result.stalled(),
                         result.refused().isEmpty() ? "" : ", flows refused " + result.refused())));
                 if (round > 0)
                 {
@@ -182,10 +183,12 @@ public final class RrBench
                     final List<Double> perRound = new ArrayList<>();
                     for (int r = 0; r < results.get(v).size(); r++)
                     {
-                        perRound.add(results.get(v).get(r).rtt().getMean() /
-                            results.get(reference).get(r).rtt().getMean());
+                        final RrRound.Result result = results.get(v).get(r);
+                        final RrRound.Result against = results.get(reference).get(r);
+                        perRound.add(result.complete() && against.complete() ?
+                            result.rtt().getMean() / against.rtt().getMean() : Double.NaN);
                     }
-                    ratios.put("rtt_mean " + names.get(v).name() + "/" + counterpart.name(), Stat.of(perRound));
+                    ratios.put("rtt_mean " + names.get(v).name() + "/" + counterpart.name(), completeRounds(perRound));
                 }
             }
         }
@@ -201,14 +204,18 @@ public final class RrBench
         {
             final Histogram rtt = result.rtt();
             final RrTally tally = result.tally();
-            merged.add(rtt);
+            final boolean complete = result.complete();
+            if (complete)
+            {
+                merged.add(rtt);
+            }
             add(values, "transactions_per_s", result.transactionsPerSecond());
-            add(values, "rtt_mean_us", rtt.getMean() / 1000);
-            add(values, "rtt_p50_us", rtt.getValueAtPercentile(50) / 1000.0);
-            add(values, "rtt_p90_us", rtt.getValueAtPercentile(90) / 1000.0);
-            add(values, "rtt_p99_us", rtt.getValueAtPercentile(99) / 1000.0);
-            add(values, "rtt_p99_9_us", rtt.getValueAtPercentile(99.9) / 1000.0);
-            add(values, "rtt_max_us", rtt.getMaxValue() / 1000.0);
+            add(values, "rtt_mean_us", complete ? rtt.getMean() / 1000 : Double.NaN);
+            add(values, "rtt_p50_us", complete ? rtt.getValueAtPercentile(50) / 1000.0 : Double.NaN);
+            add(values, "rtt_p90_us", complete ? rtt.getValueAtPercentile(90) / 1000.0 : Double.NaN);
+            add(values, "rtt_p99_us", complete ? rtt.getValueAtPercentile(99) / 1000.0 : Double.NaN);
+            add(values, "rtt_p99_9_us", complete ? rtt.getValueAtPercentile(99.9) / 1000.0 : Double.NaN);
+            add(values, "rtt_max_us", complete ? rtt.getMaxValue() / 1000.0 : Double.NaN);
             add(values, "hops_per_transaction", tally.hopsPerTransaction());
             add(values, "request_tx_hops", tally.perTransaction(tally.requestTxHops()));
             add(values, "request_rx_hops", tally.perTransaction(tally.requestRxHops()));
@@ -220,15 +227,18 @@ public final class RrBench
             result.cpu().roles().forEach((role, share) -> add(values, "cpu_share_" + role, share));
             add(values, "cpu_us_per_transaction", tally.perTransaction(result.cpu().nanos()) / 1000);
             add(values, "sends_refused", tally.refused());
+            add(values, "transactions_lost", tally.lost());
+            add(values, "late_replies", tally.late());
             add(values, "flows_stalled", result.stalled());
             add(values, "datagrams_dropped", result.dropped());
         }
         final Map<String, Stat> figures = new LinkedHashMap<>();
-        values.forEach((figure, perRound) -> figures.put(figure, Stat.of(perRound)));
+        values.forEach((figure, perRound) -> figures.put(figure, completeRounds(perRound)));
         final List<double[]> curve = new ArrayList<>();
         for (final double percentile : CURVE_PERCENTILES)
         {
-            curve.add(new double[] {percentile, merged.getValueAtPercentile(percentile) / 1000.0});
+            curve.add(new double[] {percentile, 0 == merged.getTotalCount() ? Double.NaN :
+                merged.getValueAtPercentile(percentile) / 1000.0});
         }
         return new ScenarioResult.Variant(name, figures, curve);
     }
@@ -236,7 +246,8 @@ public final class RrBench
     /**
      * The issue's targets, all about busy polling: each busy-polling variant's RTT p50 and p99 (the worst of them is
      * held against the bound), and xps-rxqs against hash under busy polling. Without busy-polling variants they are
-     * not measured, and say so.
+     * not measured, and say so; nor are they if a busy-polling variant has no round without lost transactions (its
+     * figure is NaN, and so is the worst).
      */
     static List<Target> targets(final List<ScenarioResult.Variant> variants, final Map<String, Stat> ratios)
     {
@@ -255,6 +266,21 @@ public final class RrBench
         targets.add(ratios.containsKey(rxqs) ? new Target(rxqs, false, RXQS_TARGET, ratios.get(rxqs).median()) :
             Target.notMeasured(rxqs, false, RXQS_TARGET));
         return targets;
+    }
+
+    /**
+     * A figure over the rounds that have it: a round that lost transactions has NaN for its RTT figures (kept in the
+     * rounds, so that the JSON shows which), and the median, min and max are of the others; NaN if none has it.
+     */
+    static Stat completeRounds(final List<Double> perRound)
+    {
+        final List<Double> measured = perRound.stream().filter(Double::isFinite).toList();
+        if (measured.isEmpty())
+        {
+            return new Stat(Double.NaN, Double.NaN, Double.NaN, perRound);
+        }
+        final Stat stat = Stat.of(measured);
+        return new Stat(stat.median(), stat.min(), stat.max(), perRound);
     }
 
     private static void add(final Map<String, List<Double>> values, final String figure, final double value)

@@ -11,11 +11,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.DispatcherSelector;
 import akka.actor.typed.javadsl.Behaviors;
 import com.typesafe.config.ConfigFactory;
+import io.xmit.actors.DatagramHandler;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.PipelineConfig;
@@ -32,8 +34,10 @@ import org.HdrHistogram.Recorder;
  * queues per port, 2 CPUs) with the variant's keys, and {@code flows} flows of one transaction in flight each
  * ({@link RrFlow}). Port B runs one connected client socket per flow, port A one connected server socket per flow;
  * both of flow f's sockets run on CPU f mod 2, whatever RX queue the flow's traffic hashes to: sockets placed
- * independently of their RX queues, as threads that are not pinned are. A one-shot actor on each CPU sends that CPU's
- * flows' first requests; from then on the clients' handlers keep the loop going.
+ * independently of their RX queues, as threads that are not pinned are. An actor on each CPU sends that CPU's flows'
+ * first requests; from then on the clients' handlers keep the loop going, and the actor's timer, every quarter of the
+ * timeout ({@link RrFlow#TIMEOUT_NANOS} in the bench), gives up on the transactions that got no reply in the timeout,
+ * so that a dropped request or reply costs its flow one lost transaction, not the rest of the round.
  * <p>
  * A round either runs for a time ({@link #run(long, long)}: a warm-up, then the measured window) or until every flow
  * completed a number of transactions ({@link #runTransactions}). Either way it then lets the last transactions
@@ -50,6 +54,12 @@ final class RrRound
     private static final long IDLE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(2);
     private static final Duration STOP_DEADLINE = Duration.ofSeconds(3);
     private static final AtomicInteger INSTANCES = new AtomicInteger();
+    private static final long MIN_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** The per-CPU actor's only message: its timer's tick. */
+    private enum Tick
+    {
+        TICK
+    }
 
     /**
      * What one round saw.
@@ -58,8 +68,8 @@ final class RrRound
      * @param tally   what the flows counted in the window.
      * @param cpu     the threads' CPU time in the window.
      * @param nanos   the window's length.
-     * @param stalled flows whose transaction never completed: its request or reply was dropped (and counted).
-     * @param refused the flows that ended at a refused send, by the last refusal's {@code SendResult} name.
+     * @param stalled flows with a transaction in flight after the round: neither answered nor given up on.
+     * @param refused the flows that had a send refused, by the last refusal's {@code SendResult} name.
      * @param stop    the pipeline's stop, with its final books (balanced: a round whose books do not balance throws).
      */
     record Result(Histogram rtt, RrTally tally, ThreadCpu.Usage cpu, long nanos, int stalled,
@@ -85,6 +95,15 @@ final class RrRound
         {
             return tally.transactions() * 1e9 / nanos;
         }
+
+        /**
+         * True if the window's RTTs are the whole load's: some transactions answered, none lost, no send refused, no
+         * flow stalled. Otherwise some flows sat out part of the window, and the RTTs of the rest would flatter it.
+         */
+        boolean complete()
+        {
+            return rtt.getTotalCount() > 0 && 0 == tally.lost() && 0 == tally.refused() && 0 == stalled;
+        }
     }
 
     /** What a round measured, before the stop. */
@@ -94,6 +113,8 @@ final class RrRound
 
     private final RrVariant variant;
     private final int flows;
+    private final long timeoutNanos;
+    private final UnaryOperator<DatagramHandler> server;
     private final String systemName;
     private final Recorder rtt = new Recorder(3);
     private final AtomicReferenceArray<Thread> cpuThreads = new AtomicReferenceArray<>(CPUS);
@@ -104,12 +125,29 @@ final class RrRound
 
     RrRound(final RrVariant variant, final int flows)
     {
+        this(variant, flows, RrFlow.TIMEOUT_NANOS, UnaryOperator.identity());
+    }
+
+    /**
+     * @param timeoutNanos how long a client waits for a reply before it counts the transaction lost.
+     * @param server wraps each flow's echo before it becomes the server socket's handler: the network between the
+     *               flows' ends, e.g. one that loses or delays a datagram.
+     */
+    RrRound(final RrVariant variant, final int flows, final long timeoutNanos,
+        final UnaryOperator<DatagramHandler> server)
+    {
         if (flows < 1)
         {
             throw new IllegalArgumentException("rr flows " + flows + " is not >= 1");
         }
+        if (timeoutNanos < MIN_TIMEOUT_NANOS)
+        {
+            throw new IllegalArgumentException("rr reply timeout " + timeoutNanos + " ns is not >= 1 ms");
+        }
+        this.timeoutNanos = timeoutNanos;
         this.variant = variant;
         this.flows = flows;
+        this.server = server;
         this.systemName = "bench-rr-" + INSTANCES.incrementAndGet();
     }
 
@@ -229,22 +267,25 @@ final class RrRound
     {
         for (int f = 0; f < flows; f++)
         {
-            final RrFlow flow = new RrFlow(CPUS, perFlow, () -> running, rtt);
+            final RrFlow flow = new RrFlow(CPUS, perFlow, () -> running, rtt, timeoutNanos);
             loop.add(flow);
             pipeline.openUdp(SocketOptions.udp4(SERVICE_PORT_BASE + f).onCpu(f % CPUS)
-                .connect(Endpoint.of("10.0.0.2", CLIENT_PORT_BASE + f)).handler(flow.server()));
+                .connect(Endpoint.of("10.0.0.2", CLIENT_PORT_BASE + f)).handler(server.apply(flow.server())));
             clients.add(pipeline.openUdp(SocketOptions.udp4(CLIENT_PORT_BASE + f).onPort(1).onCpu(f % CPUS)
                 .connect(Endpoint.of("10.0.0.1", SERVICE_PORT_BASE + f)).handler(flow.client())));
         }
     }
 
-    /** Sends each flow's first request from its CPU's thread, and learns the CPUs' threads for their CPU time. */
+    /**
+     * Sends each flow's first request from its CPU's thread, learns the CPUs' threads for their CPU time, and keeps
+     * expiring that CPU's flows' transactions until the ActorSystem ends.
+     */
     private void startFlows(final ActorSystem<Void> system)
     {
         for (int cpu = 0; cpu < CPUS; cpu++)
         {
             final int on = cpu;
-            system.systemActorOf(Behaviors.setup(context ->
+            system.systemActorOf(Behaviors.<Tick>setup(context ->
             {
                 cpuThreads.set(on, Thread.currentThread());
                 for (int f = on; f < flows; f += CPUS)
@@ -252,8 +293,20 @@ final class RrRound
                     loop.get(f).start(clients.get(f));
                 }
                 started.countDown();
-                return Behaviors.stopped();
-            }), "rr-start-" + cpu, DispatcherSelector.fromConfig(Cpus.dispatcherId(cpu)));
+                return Behaviors.withTimers(timers ->
+                {
+                    timers.startTimerWithFixedDelay(Tick.TICK, Duration.ofNanos(timeoutNanos / 4));
+                    return Behaviors.receiveMessage(tick ->
+                    {
+                        final long now = System.nanoTime();
+                        for (int f = on; f < flows; f += CPUS)
+                        {
+                            loop.get(f).expire(now);
+                        }
+                        return Behaviors.same();
+                    });
+                });
+            }), "rr-flows-" + cpu, DispatcherSelector.fromConfig(Cpus.dispatcherId(cpu)));
         }
         try
         {

@@ -13,18 +13,21 @@ package io.xmit.deploy.bench;
  * @param replyRxHops   replies that arrived on an RX queue of another CPU than the client socket.
  * @param crossCpu      replies whose TX queue runs on another CPU than their request's RX queue: what XPS by RX queue
  *                      brings to 0.
- * @param refused       sends refused (each ends its flow: one transaction in flight per flow, none retried).
+ * @param refused       sends refused: a refused request ends its flow; a refused reply is a lost transaction.
+ * @param lost          transactions the client gave up on after {@link RrFlow#TIMEOUT_NANOS} without a reply.
+ * @param late          replies that came after their transaction was counted lost; their RTT is not recorded.
  */
 record RrTally(long requests, long transactions, long requestTxHops, long requestRxHops, long replyTxHops,
-    long replyRxHops, long crossCpu, long refused)
+    long replyRxHops, long crossCpu, long refused, long lost, long late)
 {
-    static final RrTally ZERO = new RrTally(0, 0, 0, 0, 0, 0, 0, 0);
+    static final RrTally ZERO = new RrTally(0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 
     RrTally plus(final RrTally other)
     {
         return new RrTally(requests + other.requests, transactions + other.transactions,
             requestTxHops + other.requestTxHops, requestRxHops + other.requestRxHops, replyTxHops + other.replyTxHops,
-            replyRxHops + other.replyRxHops, crossCpu + other.crossCpu, refused + other.refused);
+            replyRxHops + other.replyRxHops, crossCpu + other.crossCpu, refused + other.refused, lost + other.lost,
+            late + other.late);
     }
 
     RrTally minus(final RrTally earlier)
@@ -32,7 +35,7 @@ record RrTally(long requests, long transactions, long requestTxHops, long reques
         return new RrTally(requests - earlier.requests, transactions - earlier.transactions,
             requestTxHops - earlier.requestTxHops, requestRxHops - earlier.requestRxHops,
             replyTxHops - earlier.replyTxHops, replyRxHops - earlier.replyRxHops, crossCpu - earlier.crossCpu,
-            refused - earlier.refused);
+            refused - earlier.refused, lost - earlier.lost, late - earlier.late);
     }
 
     /** Cross-CPU hops per transaction, 0 to 4: the four kinds summed. */

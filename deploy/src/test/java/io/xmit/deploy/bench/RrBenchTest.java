@@ -132,6 +132,60 @@ class RrBenchTest
     }
 
     @Test
+    void aRoundWhoseFlowsStalledOrLostTransactionsMeetsNoTarget()
+    {
+        final List<RrVariant> variants = busyAxis();
+        final List<List<RrRound.Result>> results = new ArrayList<>();
+        for (int v = 0; v < 3; v++)
+        {
+            results.add(List.of(round(10_000, 100_000, 0)));
+        }
+        // Every flow of hash+busy-poll stalled: no RTT at all, which read as 0 µs and met every bound.
+        results.add(List.of(lossy(0, 0, 0, 16)));
+        // xps-cpus+busy-poll lost transactions: its RTTs are the flows that kept answering, and would flatter it.
+        results.add(List.of(lossy(100_000, 4_000, 3, 0)));
+        results.add(List.of(round(100_000, 4_000, 0)));
+
+        final ScenarioResult summary = RrBench.summarise(variants, results, "setup");
+
+        assertEquals(List.of(Target.NOT_MEASURED, Target.NOT_MEASURED, Target.NOT_MEASURED),
+            summary.targets().stream().map(Target::status).toList());
+        final ScenarioResult.Variant stalled = summary.variants().get(3);
+        assertTrue(Double.isNaN(stalled.figures().get("rtt_p50_us").median()));
+        assertEquals(16.0, stalled.figures().get("flows_stalled").median());
+        final ScenarioResult.Variant lost = summary.variants().get(4);
+        assertTrue(Double.isNaN(lost.figures().get("rtt_mean_us").median()));
+        assertEquals(3.0, lost.figures().get("transactions_lost").median());
+        assertEquals(3.0, lost.figures().get("late_replies").median());
+        assertTrue(Double.isNaN(summary.ratios().get("rtt_mean hash+busy-poll/hash").median()));
+    }
+
+    @Test
+    void theRttFiguresAreThoseOfTheRoundsThatLostNothing()
+    {
+        final List<List<RrRound.Result>> results = List.of(
+            List.of(round(100_000, 1_000, 0), lossy(50_000, 100, 1, 0), round(100_000, 2_000, 0)),
+            List.of(round(100_000, 500, 0), round(100_000, 500, 0), round(100_000, 500, 0)),
+            List.of(round(100_000, 500, 0), round(100_000, 500, 0), round(100_000, 500, 0)));
+
+        final ScenarioResult summary = RrBench.summarise(offOnly(), results, "setup");
+
+        final Stat mean = summary.variants().getFirst().figures().get("rtt_mean_us");
+        assertEquals(1.5, mean.median());
+        assertEquals(1.0, mean.min());
+        assertEquals(2.0, mean.max());
+        assertEquals(3, mean.rounds().size());
+        assertTrue(Double.isNaN(mean.rounds().get(1)));
+        // The lossy round's throughput is what it was: a loss can only lower it.
+        assertEquals(100_000.0, summary.variants().getFirst().figures().get("transactions_per_s").median());
+        assertEquals(50_000.0, summary.variants().getFirst().figures().get("transactions_per_s").min());
+        final Stat ratio = summary.ratios().get("rtt_mean xps-cpus/hash");
+        assertEquals(0.25, ratio.min());
+        assertEquals(0.5, ratio.max());
+        assertTrue(Double.isNaN(ratio.rounds().get(1)));
+    }
+
+    @Test
     void rejectsOptionsOutOfRange()
     {
         assertThrows(IllegalArgumentException.class, () -> new RrBench.Options(0, 0, 100, 1));
@@ -161,9 +215,29 @@ class RrBenchTest
         final Histogram rtt = new Histogram(3);
         rtt.recordValueWithCount(rttNanos, transactions);
         final RrTally tally = new RrTally(transactions, transactions, hopsPerKind, hopsPerKind, hopsPerKind,
-            hopsPerKind, 0, 0);
+            hopsPerKind, 0, 0, 0, 0);
+        return result(rtt, tally, 0);
+    }
+
+    /**
+     * A second's round in which {@code stalled} of the flows stopped before the window, and the others answered
+     * {@code transactions}, every one in {@code rttNanos}, and lost {@code lost}.
+     */
+    private static RrRound.Result lossy(final long transactions, final long rttNanos, final long lost,
+        final int stalled)
+    {
+        final Histogram rtt = new Histogram(3);
+        if (transactions > 0)
+        {
+            rtt.recordValueWithCount(rttNanos, transactions);
+        }
+        return result(rtt, new RrTally(transactions + lost, transactions, 0, 0, 0, 0, 0, 0, lost, lost), stalled);
+    }
+
+    private static RrRound.Result result(final Histogram rtt, final RrTally tally, final int stalled)
+    {
         return new RrRound.Result(rtt, tally, new ThreadCpu.Usage(new double[] {0.5, 0.5},
-            Map.of(ThreadCpu.AKKA, 0.1), SECOND), SECOND, 0, Map.of(),
-            new StopReport(true, Duration.ZERO, 0, 0, 0, new Accounting(2 * transactions, List.of(), List.of())));
+            Map.of(ThreadCpu.AKKA, 0.1), SECOND), SECOND, stalled, Map.of(),
+            new StopReport(true, Duration.ZERO, 0, 0, 0, new Accounting(2 * tally.transactions(), List.of(), List.of())));
     }
 }

@@ -2,30 +2,38 @@ package io.xmit.deploy.bench;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 import io.xmit.actors.Accounting;
+import io.xmit.actors.DatagramHandler;
 import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.XpsPreset;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The closed loop: asked for K transactions per flow, N flows complete exactly N×K, every request answered and every
  * datagram in the books; the hops are counted where the CPUs of socket and queue differ; a variant's keys reach the
- * pipeline's configuration.
+ * pipeline's configuration; a request that gets no reply costs its flow one lost transaction, not the rest of the run.
  */
 class RrRoundTest
 {
     private static final int FLOWS = 6;
     private static final long PER_FLOW = 200;
     private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(20);
+    private static final long HELD = 10;
+    /** Longer than any RTT of a loaded machine, so that only the held request is lost. */
+    private static final long REPLY_TIMEOUT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     @Test
     void completesExactlyFlowsTimesKTransactionsWithBalancedBooks()
     {
-        final RrRound.Result result = new RrRound(variant("xps-rxqs"), FLOWS).runTransactions(PER_FLOW, TIMEOUT_NANOS);
+        final RrRound.Result result = new RrRound(variant("xps-rxqs"), FLOWS, REPLY_TIMEOUT_NANOS,
+            UnaryOperator.identity()).runTransactions(PER_FLOW, TIMEOUT_NANOS);
 
         final RrTally tally = result.tally();
         assertEquals(FLOWS * PER_FLOW, tally.transactions());
@@ -49,9 +57,33 @@ class RrRoundTest
     }
 
     @Test
+    void aFlowWhoseRequestGotNoReplyTimesItOutAndGoesOnAndItsLateReplyIsNoRtt()
+    {
+        final RrRound.Result result = new RrRound(variant("xps-rxqs"), FLOWS, REPLY_TIMEOUT_NANOS,
+            RrRoundTest::holdsOneRequest)
+            .runTransactions(PER_FLOW, TIMEOUT_NANOS);
+
+        final RrTally tally = result.tally();
+        assertEquals(FLOWS * PER_FLOW, tally.transactions());
+        assertEquals(FLOWS, tally.lost());
+        assertEquals(FLOWS, tally.late());
+        assertEquals(FLOWS * (PER_FLOW + 1), tally.requests());
+        assertEquals(0, tally.refused());
+        assertEquals(0, result.stalled());
+        assertFalse(result.complete());
+        // Only answered transactions have an RTT; each held request was answered a timeout late, after the next one.
+        assertEquals(FLOWS * PER_FLOW, result.rtt().getTotalCount());
+        final Accounting books = result.stop().books();
+        assertTrue(books.balances(), books.line());
+        assertEquals(2 * FLOWS * (PER_FLOW + 1), books.accepted(), books.line());
+        assertEquals(0, books.dropped(), books.line());
+    }
+
+    @Test
     void underXpsByCpuNoPacketLeavesOnAnotherCpusQueue()
     {
-        final RrRound.Result result = new RrRound(variant("xps-cpus"), FLOWS).runTransactions(PER_FLOW, TIMEOUT_NANOS);
+        final RrRound.Result result = new RrRound(variant("xps-cpus"), FLOWS, REPLY_TIMEOUT_NANOS,
+            UnaryOperator.identity()).runTransactions(PER_FLOW, TIMEOUT_NANOS);
 
         assertEquals(FLOWS * PER_FLOW, result.tally().transactions());
         assertEquals(0, result.tally().requestTxHops());
@@ -67,6 +99,30 @@ class RrRoundTest
         assertEquals(RrRound.CPUS, config.cpus());
         assertEquals(RrRound.DEVICE, config.device());
         assertEquals("rr-config", config.name());
+    }
+
+    /**
+     * A network that holds the flow's {@link #HELD}th request and answers it only after the request the client sent
+     * next, when the client has given up on it.
+     */
+    private static DatagramHandler holdsOneRequest(final DatagramHandler echo)
+    {
+        final UnsafeBuffer held = new UnsafeBuffer(new byte[RrFlow.PAYLOAD_LENGTH]);
+        final long[] seen = {0};
+        return (socket, request) ->
+        {
+            seen[0]++;
+            if (HELD == seen[0])
+            {
+                held.putBytes(0, request.buffer(), request.payloadOffset(), RrFlow.PAYLOAD_LENGTH);
+                return;
+            }
+            if (HELD + 1 == seen[0])
+            {
+                assertTrue(socket.send(held, 0, RrFlow.PAYLOAD_LENGTH) > 0);
+            }
+            echo.onDatagram(socket, request);
+        };
     }
 
     private static RrVariant variant(final String name)
