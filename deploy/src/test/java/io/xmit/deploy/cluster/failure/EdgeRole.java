@@ -119,8 +119,13 @@ final class EdgeRole implements FailureNode.NodeRole
         }
     }
 
+    /** A phase's load: the moves it records are its own (a node's flows may also move when another node leaves). */
     private void startLoad(final long micros)
     {
+        for (int n = 0; n < firstMovedOff.length(); n++)
+        {
+            firstMovedOff.set(n, 0);
+        }
         final Thread thread = Thread.ofPlatform().daemon().name("edge-load").unstarted(() -> sendEvery(micros));
         load = thread;
         thread.start();
@@ -190,8 +195,8 @@ final class EdgeRole implements FailureNode.NodeRole
             flows.merge((int)servedBy.get(f), 1, Integer::sum);
         }
         final StringBuilder line = new StringBuilder("edge sent=" + sent.get() + " notSent=" + notSent.get() +
-            " answered=" + answered.get() + " dropped=" + drops(0) + " replyDropped=" + drops(1) + " verify=" +
-            verified);
+            " answered=" + answered.get() + " dropped=" + drops(0) + " noSocket=" +
+            pipeline.total(CounterType.RX_DROP_NO_SOCKET, 0) + " replyDropped=" + drops(1) + " verify=" + verified);
         for (int n = 1; n < deployment.nodes().size(); n++)
         {
             line.append(" flows.").append(deployment.nodes().get(n).name()).append('=').append(flows.getOrDefault(n,
@@ -207,7 +212,8 @@ final class EdgeRole implements FailureNode.NodeRole
                 .parse(node.node())) + " incarnation=" + node.incarnation() + " live=" + node.live() + " sockets=" +
                 node.sockets() + " steered=" + node.steered() + " published=" + node.published() + " received=" +
                 node.received() + " unconfirmed=" + node.unconfirmed() + " relayed=" + node.relayed() + " rejected=" +
-                node.rejected() + " refused=" + node.refused() + " txNodeDown=" + node.txNodeDown());
+                node.rejected() + " refused=" + node.refused() + " txNodeDown=" + node.txNodeDown() + " rxNodeDown=" +
+                node.rxNodeDown() + " txStaleIncarnation=" + node.txStaleIncarnation());
         }
         FailureNode.say("end books");
     }
