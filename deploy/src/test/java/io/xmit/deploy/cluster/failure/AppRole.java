@@ -1,65 +1,54 @@
 package io.xmit.deploy.cluster.failure;
 
-import akka.actor.typed.ActorRef;
 import akka.actor.typed.ActorSystem;
-import akka.actor.typed.Props;
-import akka.actor.typed.javadsl.AskPattern;
 import io.xmit.actors.ReceivedDatagram;
 import io.xmit.actors.SendResult;
 import io.xmit.actors.UdpSocket;
+import io.xmit.deploy.cluster.ClusterNode;
 import io.xmit.deploy.cluster.Deployment;
 import io.xmit.deploy.cluster.Node;
 import io.xmit.deploy.cluster.Service;
+import io.xmit.deploy.cluster.ServiceHandlers;
 import io.xmit.deploy.cluster.data.AppDataPlane;
-import io.xmit.transport.ring.NetworkRings;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 
 /**
- * An app node of a failure test: the file's first service's sockets ({@code per-node N}), each an echo that writes
- * this node's number (its index in the file) into the reply at {@link #NODE_BYTE}. Its handlers count what they sent
- * themselves, so that a node whose system is gone (downed) can still say what it sent. {@code books} prints the data
- * plane's books; SIGTERM runs {@link AppDataPlane.Leave} and prints its books; then the node leaves the cluster.
+ * An app node of a failure test, started by {@link ClusterNode#start} with the file's first service's handler
+ * registered in code: an echo that writes this node's number (its index in the file) into the reply at
+ * {@link #NODE_BYTE}. Its handlers count what they sent themselves, so that a node whose system is gone (downed) can
+ * still say what it sent. {@code books} prints the node's books; SIGTERM runs {@link ClusterNode#leave} (the drain,
+ * then the cluster leave) and prints the books taken at the end of the drain.
  */
 final class AppRole implements FailureNode.NodeRole
 {
     static final int NODE_BYTE = 12;
     private static final int PAYLOAD = 32;
-    private static final Duration RECEIPTS = Duration.ofMillis(100);
-    private static final Duration ASK = Duration.ofSeconds(10);
-    /** A socket opens once the edge is in the receptionist's listing: the cluster may still be forming. */
+    /** The sockets bind once the edge is in the receptionist's listing: the cluster may still be forming. */
     private static final Duration OPEN = Duration.ofSeconds(120);
 
-    private final ActorSystem<?> system;
-    private final Deployment deployment;
     private final byte number;
-    private final ActorRef<AppDataPlane.Command> app;
+    private final ClusterNode node;
     private final AtomicLong sent = new AtomicLong();
 
-    AppRole(final ActorSystem<?> system, final Deployment deployment, final Node node, final NetworkRings rings)
+    AppRole(final ActorSystem<?> system, final Deployment deployment, final Node node)
     {
-        this.system = system;
-        this.deployment = deployment;
         this.number = (byte)deployment.nodes().indexOf(node);
-        app = system.systemActorOf(AppDataPlane.create(rings, node.host() + ":" + node.dataPort(), 0, RECEIPTS),
-            "app-data", Props.empty());
         final Service echo = deployment.services().getFirst();
-        for (int index = 0; index < echo.placement().sockets(); index++)
-        {
-            final UnsafeBuffer reply = new UnsafeBuffer(new byte[PAYLOAD]);
-            final int socketIndex = index;
-            final AppDataPlane.Opened opened = ask(app, replyTo -> new AppDataPlane.Open(echo.name(), socketIndex,
-                (socket, request) -> echo(socket, request, reply), replyTo), OPEN);
-            if (null != opened.refusal())
+        this.node = ClusterNode.start(system, deployment, node.name(), new ServiceHandlers().register(echo.name(),
+            () ->
             {
-                throw new IllegalStateException("the edge refused socket " + index + ": " + opened.refusal());
-            }
-            FailureNode.say("socket index=" + index + " id=" + opened.socket().id());
-        }
+                final UnsafeBuffer reply = new UnsafeBuffer(new byte[PAYLOAD]);
+                return (socket, request) -> echo(socket, request, reply);
+            }));
+        final List<String> bound = this.node.ready().toCompletableFuture().orTimeout(OPEN.toMillis(),
+            TimeUnit.MILLISECONDS).join();
+        FailureNode.say("sockets bound=" + bound.size());
     }
 
     @Override
@@ -67,7 +56,7 @@ final class AppRole implements FailureNode.NodeRole
     {
         if ("books".equals(line))
         {
-            FailureNode.say(line("appbooks", ask(app, AppDataPlane.GetBooks::new, ASK)));
+            FailureNode.say(line("appbooks", node.books().toCompletableFuture().join().app().orElseThrow()));
         }
         else
         {
@@ -76,13 +65,12 @@ final class AppRole implements FailureNode.NodeRole
     }
 
     @Override
-    public int leave() throws InterruptedException
+    public int leave()
     {
-        final AppDataPlane.Left left = AskPattern.<AppDataPlane.Command, AppDataPlane.Left>ask(app,
-            AppDataPlane.Leave::new, deployment.failure().drainDeadline(), system.scheduler()).toCompletableFuture()
-            .join();
-        FailureNode.say(line("left relayed=" + left.relayed(), left.books()));
-        return 0;
+        node.leave().toCompletableFuture().join();
+        node.drainFailure().ifPresent(failure -> FailureNode.say("error drain " + failure));
+        FailureNode.say(line("left", node.finalBooks().orElseThrow().app().orElseThrow()));
+        return node.drainFailure().isPresent() ? FailureNode.EXIT_FAILED : 0;
     }
 
     /** What the handlers sent, also after the system is gone. */
@@ -113,12 +101,5 @@ final class AppRole implements FailureNode.NodeRole
         return head + " sockets=" + books.sockets() + " received=" + books.received() + " sent=" + books.sent() +
             " backPressured=" + books.backPressured() + " refused=" + books.refused() + " malformed=" +
             books.malformed() + " handlerFailed=" + books.handlerFailed();
-    }
-
-    private <T> T ask(final ActorRef<AppDataPlane.Command> actor,
-        final Function<ActorRef<T>, AppDataPlane.Command> message, final Duration timeout)
-    {
-        return AskPattern.<AppDataPlane.Command, T>ask(actor, message::apply, timeout, system.scheduler())
-            .toCompletableFuture().join();
     }
 }

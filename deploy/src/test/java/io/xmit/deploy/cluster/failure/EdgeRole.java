@@ -1,25 +1,23 @@
 package io.xmit.deploy.cluster.failure;
 
-import akka.actor.typed.ActorRef;
+import akka.actor.AddressFromURIString;
 import akka.actor.typed.ActorSystem;
-import akka.actor.typed.Props;
-import akka.actor.typed.javadsl.AskPattern;
 import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.PortAddress;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.stats.CounterType;
+import io.xmit.deploy.cluster.ClusterNode;
 import io.xmit.deploy.cluster.Deployment;
 import io.xmit.deploy.cluster.Device;
 import io.xmit.deploy.cluster.Node;
 import io.xmit.deploy.cluster.Service;
+import io.xmit.deploy.cluster.ServiceHandlers;
 import io.xmit.deploy.cluster.data.EdgeDataPlane;
-import io.xmit.transport.ring.NetworkRings;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,8 +27,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The edge of a failure test: the first device's pipeline, the data plane with the file's first service as a
- * reuseport group, and {@link #FLOWS} client sockets on the device's other port that send requests to the service at
+ * The edge of a failure test: the node as {@link ClusterNode} starts it (the device's pipeline, the data plane with
+ * the file's service as a reuseport group), and, the test's own, {@link #FLOWS} client sockets on the device's other port that send requests to the service at
  * a fixed rate ({@code load MICROS}: one request every MICROS µs, the flows in turn; {@code quiet} stops it). A
  * request carries its flow; the app node writes its own number into the reply ({@link AppRole#NODE_BYTE}), so the
  * edge knows which node answered each flow and when a flow first moved off a node. {@code books} prints the clients'
@@ -40,15 +38,13 @@ final class EdgeRole implements FailureNode.NodeRole
 {
     static final int FLOWS = 48;
     private static final int CLIENT_PORT = 20_000;
-    private static final Duration ASK = Duration.ofSeconds(10);
     private static final List<CounterType> RX_DROPS = List.of(CounterType.RX_DROP_MALFORMED,
         CounterType.RX_DROP_NO_SOCKET, CounterType.RX_DROP_SOCKET_RING_FULL, CounterType.RX_DROP_UNSUPPORTED,
         CounterType.RX_DROP_FAILED, CounterType.RX_DROP_SHUTDOWN);
 
-    private final ActorSystem<?> system;
     private final Deployment deployment;
+    private final ClusterNode node;
     private final Pipeline pipeline;
-    private final ActorRef<EdgeDataPlane.Command> edge;
     private final Endpoint service;
     private final UdpSocket[] clients = new UdpSocket[FLOWS];
     private final AtomicLong sent = new AtomicLong();
@@ -60,18 +56,15 @@ final class EdgeRole implements FailureNode.NodeRole
     private final AtomicLongArray firstMovedOff;
     private volatile Thread load;
 
-    EdgeRole(final ActorSystem<?> system, final Deployment deployment, final Node node, final NetworkRings rings)
+    EdgeRole(final ActorSystem<?> system, final Deployment deployment, final Node node)
     {
-        this.system = system;
         this.deployment = deployment;
+        this.node = ClusterNode.start(system, deployment, node.name(), new ServiceHandlers());
         final Device device = node.devices().getFirst();
         final Service echo = deployment.services().getFirst();
-        pipeline = Pipeline.start(system, device.pipeline());
+        pipeline = this.node.pipelines().get(device.name());
         final PortAddress address = PortAddress.defaultsFor(device.pipeline().deviceSpec()).get(echo.port());
         service = Endpoint.ipv4(address.ipv4(), echo.udp());
-        edge = system.systemActorOf(EdgeDataPlane.create(pipeline, rings, node.host() + ":" + node.dataPort(),
-            Map.of(echo.name(), SocketOptions.udp4(echo.udp()).onPort(echo.port()).reusePort(true))), "edge-data",
-            Props.empty());
         firstMovedOff = new AtomicLongArray(deployment.nodes().size());
         for (int f = 0; f < FLOWS; f++)
         {
@@ -96,10 +89,10 @@ final class EdgeRole implements FailureNode.NodeRole
     }
 
     @Override
-    public int leave() throws InterruptedException
+    public int leave()
     {
         stopLoad();
-        pipeline.close();
+        node.leave();
         return 0;
     }
 
@@ -119,8 +112,13 @@ final class EdgeRole implements FailureNode.NodeRole
         }
     }
 
+    /** A phase's load: the moves it records are its own (a node's flows may also move when another node leaves). */
     private void startLoad(final long micros)
     {
+        for (int n = 0; n < firstMovedOff.length(); n++)
+        {
+            firstMovedOff.set(n, 0);
+        }
         final Thread thread = Thread.ofPlatform().daemon().name("edge-load").unstarted(() -> sendEvery(micros));
         load = thread;
         thread.start();
@@ -190,8 +188,8 @@ final class EdgeRole implements FailureNode.NodeRole
             flows.merge((int)servedBy.get(f), 1, Integer::sum);
         }
         final StringBuilder line = new StringBuilder("edge sent=" + sent.get() + " notSent=" + notSent.get() +
-            " answered=" + answered.get() + " dropped=" + drops(0) + " replyDropped=" + drops(1) + " verify=" +
-            verified);
+            " answered=" + answered.get() + " dropped=" + drops(0) + " noSocket=" +
+            pipeline.total(CounterType.RX_DROP_NO_SOCKET, 0) + " replyDropped=" + drops(1) + " verify=" + verified);
         for (int n = 1; n < deployment.nodes().size(); n++)
         {
             line.append(" flows.").append(deployment.nodes().get(n).name()).append('=').append(flows.getOrDefault(n,
@@ -199,15 +197,15 @@ final class EdgeRole implements FailureNode.NodeRole
                 .append(firstMovedOff.get(n));
         }
         FailureNode.say(line.toString());
-        final EdgeDataPlane.EdgeBooks books = AskPattern.<EdgeDataPlane.Command, EdgeDataPlane.EdgeBooks>ask(edge,
-            EdgeDataPlane.GetBooks::new, ASK, system.scheduler()).toCompletableFuture().join();
-        for (final EdgeDataPlane.NodeBooks node : books.nodes())
+        final EdgeDataPlane.EdgeBooks books = node.books().toCompletableFuture().join().edge().orElseThrow();
+        for (final EdgeDataPlane.NodeBooks app : books.nodes())
         {
-            FailureNode.say("nodebooks name=" + FailureNode.nameOf(deployment, akka.actor.AddressFromURIString
-                .parse(node.node())) + " incarnation=" + node.incarnation() + " live=" + node.live() + " sockets=" +
-                node.sockets() + " steered=" + node.steered() + " published=" + node.published() + " received=" +
-                node.received() + " unconfirmed=" + node.unconfirmed() + " relayed=" + node.relayed() + " rejected=" +
-                node.rejected() + " refused=" + node.refused() + " txNodeDown=" + node.txNodeDown());
+            FailureNode.say("nodebooks name=" + FailureNode.nameOf(deployment, AddressFromURIString.parse(app.node())) +
+                " incarnation=" + app.incarnation() + " live=" + app.live() + " sockets=" + app.sockets() +
+                " steered=" + app.steered() + " published=" + app.published() + " received=" + app.received() +
+                " unconfirmed=" + app.unconfirmed() + " relayed=" + app.relayed() + " rejected=" + app.rejected() +
+                " refused=" + app.refused() + " txNodeDown=" + app.txNodeDown() + " rxNodeDown=" + app.rxNodeDown() +
+                " txStaleIncarnation=" + app.txStaleIncarnation());
         }
         FailureNode.say("end books");
     }

@@ -1,21 +1,18 @@
 package io.xmit.deploy.cluster.failure;
 
 import akka.actor.Address;
-import akka.actor.CoordinatedShutdown;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.Behavior;
-import akka.actor.typed.javadsl.Adapter;
 import akka.actor.typed.javadsl.Behaviors;
 import akka.cluster.ClusterEvent;
 import akka.cluster.typed.Cluster;
 import akka.cluster.typed.Subscribe;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.xmit.deploy.cluster.ClusterNode;
 import io.xmit.deploy.cluster.Deployment;
 import io.xmit.deploy.cluster.Node;
 import io.xmit.deploy.cluster.Role;
-import io.xmit.transport.ring.NetworkRings;
-import io.xmit.transport.ring.RingsConfig;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -27,15 +24,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A node of the three-JVM failure tests: {@code FailureNode FILE NODE} builds the node from the deployment file (its
- * ActorSystem from {@link Deployment#akkaConfig}, so the failure detector and the split-brain resolver are the
- * file's) and the data path's Java API, as {@code ClusterDataPathTest} does in one JVM: an edge runs the device's
- * pipeline, the data plane and the clients ({@link EdgeRole}); an app node opens the service's sockets
- * ({@link AppRole}). It prints what happens as lines {@code WORD key=value ...} on standard output, takes commands a
- * line at a time on standard input, and on SIGTERM leaves gracefully (its role's leave, then Akka's coordinated shutdown
- * with the cluster-leaving reason, as {@code xmit cluster run} does). A node removed without leaving (downed) prints
- * {@code downed} and exits 1. Small on purpose: {@code xmit cluster run} will start services from the file and can
- * replace it.
+ * A node of the failure tests: {@code FailureNode FILE NODE} builds the node's ActorSystem from the deployment file
+ * ({@link Deployment#akkaConfig}, so the failure detector and the split-brain resolver are the file's) and starts the
+ * node as {@code xmit cluster run} does, through {@link ClusterNode#start}: an edge runs the device's pipeline and the
+ * data plane, and the test's clients on the pipeline ({@link EdgeRole}); an app node's sockets get an echo handler
+ * registered in code ({@link AppRole}). It prints what happens as lines {@code WORD key=value ...} on standard output,
+ * takes commands a line at a time on standard input, and on SIGTERM leaves gracefully ({@link ClusterNode#leave}:
+ * Akka's coordinated shutdown with the cluster-leaving reason, the app node's drain in it). A node removed without
+ * leaving (downed) prints {@code downed} and exits 1.
  */
 public final class FailureNode
 {
@@ -59,7 +55,8 @@ public final class FailureNode
         /** Answers one command line from the test; unknown commands are an error line. */
         void command(String line);
 
-        /** SIGTERM: leave gracefully, then return the exit code. */
+        /** SIGTERM: leave gracefully ({@link ClusterNode#leave}: the drain, the leave, the system's end), then return
+         * the exit code. */
         int leave() throws InterruptedException;
 
         /** A line about what the node did that needs no ActorSystem: what a downed node still prints. */
@@ -96,12 +93,8 @@ public final class FailureNode
         final Node node = deployment.requireNode(nodeName);
         final ActorSystem<ClusterEvent.ClusterDomainEvent> system = ActorSystem.create(membership(deployment),
             deployment.name(), deployment.akkaConfig(node).withFallback(RUNTIME).withFallback(ConfigFactory.load()));
-        final RingsConfig ringsConfig = RingsConfig.defaults().withMaxFrameLength(maxDeviceFrame(deployment))
-            .withIpcTermLength(64 * 1024);
-        final NetworkRings rings = NetworkRings.launch("fail-" + node.name() + "-" + ProcessHandle.current().pid(),
-            ringsConfig, deployment.dataPlane().streams());
-        final NodeRole role = node.has(Role.EDGE) ? new EdgeRole(system, deployment, node, rings) :
-            new AppRole(system, deployment, node, rings);
+        final NodeRole role = node.has(Role.EDGE) ? new EdgeRole(system, deployment, node) :
+            new AppRole(system, deployment, node);
 
         final CountDownLatch stop = new CountDownLatch(1);
         system.getWhenTerminated().thenRun(stop::countDown);
@@ -123,12 +116,9 @@ public final class FailureNode
         else
         {
             code = role.leave();
-            // As cluster run leaves: the member goes Leaving, Exiting, Removed, then the system terminates.
-            CoordinatedShutdown.get(Adapter.toClassic(system)).run(CoordinatedShutdown.clusterLeavingReason());
             system.getWhenTerminated().toCompletableFuture().get(deployment.failure().drainDeadline().toMillis(),
                 TimeUnit.MILLISECONDS);
         }
-        rings.close();
         say("exit code=" + code + " " + role.lastWords());
         return code;
     }
@@ -154,12 +144,6 @@ public final class FailureNode
             }
         }
         return address.toString();
-    }
-
-    private static int maxDeviceFrame(final Deployment deployment)
-    {
-        return deployment.nodes().stream().flatMap(each -> each.devices().stream()).mapToInt(
-            io.xmit.deploy.cluster.Device::maxFrame).max().orElseThrow();
     }
 
     private static void readCommands(final NodeRole role)
