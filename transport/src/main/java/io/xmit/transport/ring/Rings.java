@@ -41,6 +41,14 @@ public final class Rings implements AutoCloseable
     private static final AtomicInteger INSTANCES = new AtomicInteger();
     private static final Pattern LEFT_BEHIND = Pattern.compile("xmit-(\\d{1,10})-\\d+-[A-Za-z0-9._-]{1,64}");
 
+    /**
+     * How stale the in-process driver's keepalive may be before the client gives up on it, in both contexts. The
+     * driver runs in this JVM, so it is only ever that stale when the whole process was stopped (SIGSTOP, a long GC
+     * pause, a suspended VM); with Aeron's 10 s, a process resumed after that exits with -1 through Aeron's default
+     * error handler, before anything of xmit's (a cluster node's split-brain resolver, a stop's books) can run.
+     */
+    static final long DRIVER_TIMEOUT_MS = 60_000;
+
     /** Hands a ring handler's exception back to the caller of the poll instead of printing it. */
     private static final ErrorHandler RETHROW = throwable ->
     {
@@ -137,6 +145,7 @@ public final class Rings implements AutoCloseable
             aeron = Aeron.connect(new Aeron.Context()
                 .aeronDirectoryName(driver.aeronDirectoryName())
                 .clientName("xmit-" + name)
+                .driverTimeoutMs(DRIVER_TIMEOUT_MS)
                 .awaitingIdleStrategy(new BackoffIdleStrategy())
                 .subscriberErrorHandler(RETHROW));
         }
@@ -275,6 +284,7 @@ public final class Rings implements AutoCloseable
             .dirDeleteOnStart(true)
             .dirDeleteOnShutdown(true)
             .warnIfDirectoryExists(false)
+            .driverTimeoutMs(DRIVER_TIMEOUT_MS)
             .threadingMode(config.threadingMode())
             .ipcTermBufferLength(config.ipcTermLength())
             .ipcMtuLength(config.ipcMtuLength());

@@ -20,18 +20,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A {@link FailureNode} in a JVM of its own, started with this JVM's java, its {@code --} flags and class path, and
- * {@code -Xmx256m} and a driver timeout past any pause of the test ({@link #DRIVER_TIMEOUT}): its output kept line
- * by line, commands written to its standard input, and signals sent to it.
+ * {@code -Xmx256m}: its output kept line by line, commands written to its standard input, and signals sent to it.
  */
 final class NodeProcess implements AutoCloseable
 {
-    /**
-     * How long a node's Aeron client waits for its driver's keepalive before Aeron's default error handler exits the
-     * JVM (-1, so 255): 10 s unless set, less than a pause that lasts until the node is removed (about 9–10 s), so a
-     * resumed node would die by Aeron's hand rather than be downed by its Split Brain Resolver.
-     */
-    private static final Duration DRIVER_TIMEOUT = Duration.ofSeconds(60);
-
     private final String name;
     private final Process process;
     private final OutputStream commands;
@@ -50,7 +42,7 @@ final class NodeProcess implements AutoCloseable
         final List<String> java = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow()));
         ManagementFactory.getRuntimeMXBean().getInputArguments().stream().filter(arg -> arg.startsWith("--"))
             .forEach(java::add);
-        java.addAll(List.of("-Xmx256m", "-Daeron.driver.timeout=" + DRIVER_TIMEOUT.toMillis(), "-cp", System.getProperty("java.class.path"), FailureNode.class.getName(),
+        java.addAll(List.of("-Xmx256m", "-cp", System.getProperty("java.class.path"), FailureNode.class.getName(),
             file.toString(), node));
         try
         {
