@@ -172,6 +172,52 @@ class ClusterNodeTest
         assertEquals(List.of(requests + more, 0L), List.of(echo.delivered(), echo.dropped()));
     }
 
+    /**
+     * Sharding moves a socket to a node that joins later (its rebalance), which closes the socket alone on the node
+     * that had all three ({@link io.xmit.deploy.cluster.data.AppDataPlane.Close}): out of steering, read to the end,
+     * released, with the books of both nodes exact.
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void aShardedSocketMovedByARebalanceIsClosedGracefullyWhereItWas()
+    {
+        final Deployment deployment = DeploymentReader.fromConfig(ConfigFactory.parseString(deployment(
+            "handler = echo, placement = \"sharded 3\"")));
+        final ClusterNode edge = start(deployment, deployment.requireNode("edge-1"));
+        final ClusterNode first = start(deployment, deployment.requireNode("app-1"));
+        Await.exactly("sockets the edge steers to on app-1", 3, () -> steeredOn(edge, first), FORMATION);
+        final List<UdpSocket> clients = clients(edge.pipelines().get("nic0"));
+        final long requests = send(clients);
+        Await.exactly("replies", requests, replies::get, FORMATION);
+
+        final ClusterNode second = start(deployment, deployment.requireNode("app-2"));
+        Await.until("a socket moved to app-2, three in all", () -> steeredOn(edge, second) > 0 &&
+            3 == edge.steered().toCompletableFuture().join(), () -> List.of(steeredOn(edge, first),
+            steeredOn(edge, second)), FORMATION);
+        final long more = send(clients);
+        Await.exactly("replies after the move", requests + more, replies::get, FORMATION);
+        final long closedOnFirst = first.books().toCompletableFuture().join().app().orElseThrow().sockets() -
+            steeredOn(edge, first);
+        assertTrue(closedOnFirst > 0, "app-1 closed the sockets that moved: " + closedOnFirst);
+
+        first.leave().toCompletableFuture().join();
+        second.leave().toCompletableFuture().join();
+        long received = 0;
+        for (final ClusterNode app : List.of(first, second))
+        {
+            final EdgeDataPlane.NodeBooks gone = edge.books().toCompletableFuture().join().edge().orElseThrow()
+                .node(app.node().akkaAddress("embedded"));
+            final AppDataPlane.AppBooks own = app.finalBooks().orElseThrow().app().orElseThrow();
+            assertEquals(List.of(false, gone.published(), gone.published(), 0L, gone.published(), 0L, 0L, 0L),
+                List.of(gone.live(), own.received(), gone.received(), gone.unconfirmed(), gone.relayed(),
+                    gone.rejected(), gone.refused(), gone.txNodeDown()),
+                "live, received on the node, received, unconfirmed, relayed, rejected, refused, tx_node_down of " +
+                    app.node().name());
+            received += own.received();
+        }
+        assertEquals(requests + more, received, "received on the app nodes");
+    }
+
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void aPinnedShardedSocketRunsOnItsPinnedNode()
@@ -240,20 +286,20 @@ class ClusterNodeTest
     private List<ClusterNode> startAll(final String service)
     {
         final Deployment deployment = DeploymentReader.fromConfig(ConfigFactory.parseString(deployment(service)));
-        final List<ClusterNode> nodes = new ArrayList<>();
-        for (final Node node : deployment.nodes())
+        return deployment.nodes().stream().map(node -> start(deployment, node)).toList();
+    }
+
+    private ClusterNode start(final Deployment deployment, final Node node)
+    {
+        final ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), deployment.name(),
+            deployment.akkaConfig(node).withFallback(TEST).withFallback(ConfigFactory.load()));
+        systems.add(system);
+        final ServiceHandlers handlers = new ServiceHandlers();
+        if ("app-1".equals(node.name()))
         {
-            final ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), deployment.name(),
-                deployment.akkaConfig(node).withFallback(TEST).withFallback(ConfigFactory.load()));
-            systems.add(system);
-            final ServiceHandlers handlers = new ServiceHandlers();
-            if ("app-1".equals(node.name()))
-            {
-                handlers.register("echo", () -> this::countingEcho);
-            }
-            nodes.add(ClusterNode.start(system, deployment, node.name(), handlers));
+            handlers.register("echo", () -> this::countingEcho);
         }
-        return nodes;
+        return ClusterNode.start(system, deployment, node.name(), handlers);
     }
 
     /** The sockets {@code edge} steers to on {@code app} now: 0 before it has bound any. */
