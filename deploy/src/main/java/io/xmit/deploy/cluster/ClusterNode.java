@@ -333,7 +333,10 @@ public final class ClusterNode implements AutoCloseable
                 books.edgeDevices())));
     }
 
-    /** Whether every socket of this node is bound: a line per socket, or the edge's refusal. */
+    /**
+     * Whether every socket this node opens itself ({@code per-node} and pinned ones) is bound: a line per socket, or
+     * the edge's refusal. Sharded sockets are not in it: sharding places them, and may move them.
+     */
     public CompletionStage<List<String>> ready()
     {
         return ready;

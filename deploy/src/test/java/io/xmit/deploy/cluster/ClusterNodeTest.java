@@ -153,17 +153,8 @@ class ClusterNodeTest
         Await.exactly("replies after the move", requests + more, replies::get, FORMATION);
 
         staying.leave().toCompletableFuture().join();
-        for (final ClusterNode app : List.of(leaving, staying))
-        {
-            final EdgeDataPlane.NodeBooks gone = edge.books().toCompletableFuture().join().edge().orElseThrow()
-                .node(app.node().akkaAddress("embedded"));
-            final AppDataPlane.AppBooks own = app.finalBooks().orElseThrow().app().orElseThrow();
-            assertEquals(List.of(false, gone.published(), gone.published(), 0L, gone.published(), 0L, 0L, 0L),
-                List.of(gone.live(), own.received(), gone.received(), gone.unconfirmed(), gone.relayed(),
-                    gone.rejected(), gone.refused(), gone.txNodeDown()),
-                "live, received on the node, received, unconfirmed, relayed, rejected, refused, tx_node_down of " +
-                    app.node().name());
-        }
+        assertBalanced(edge, leaving);
+        assertBalanced(edge, staying);
         final AppDataPlane.AppBooks left = leaving.finalBooks().orElseThrow().app().orElseThrow();
         final AppDataPlane.AppBooks stayed = staying.finalBooks().orElseThrow().app().orElseThrow();
         assertEquals(List.of(requests + more, requests + more), List.of(left.received() + stayed.received(),
@@ -202,20 +193,8 @@ class ClusterNodeTest
 
         first.leave().toCompletableFuture().join();
         second.leave().toCompletableFuture().join();
-        long received = 0;
-        for (final ClusterNode app : List.of(first, second))
-        {
-            final EdgeDataPlane.NodeBooks gone = edge.books().toCompletableFuture().join().edge().orElseThrow()
-                .node(app.node().akkaAddress("embedded"));
-            final AppDataPlane.AppBooks own = app.finalBooks().orElseThrow().app().orElseThrow();
-            assertEquals(List.of(false, gone.published(), gone.published(), 0L, gone.published(), 0L, 0L, 0L),
-                List.of(gone.live(), own.received(), gone.received(), gone.unconfirmed(), gone.relayed(),
-                    gone.rejected(), gone.refused(), gone.txNodeDown()),
-                "live, received on the node, received, unconfirmed, relayed, rejected, refused, tx_node_down of " +
-                    app.node().name());
-            received += own.received();
-        }
-        assertEquals(requests + more, received, "received on the app nodes");
+        assertEquals(requests + more, assertBalanced(edge, first) + assertBalanced(edge, second),
+            "received on the app nodes");
     }
 
     @Test
@@ -300,6 +279,24 @@ class ClusterNodeTest
             handlers.register("echo", () -> this::countingEcho);
         }
         return ClusterNode.start(system, deployment, node.name(), handlers);
+    }
+
+    /**
+     * The edge's books of {@code app}, gone after a graceful leave, balance with the node's own final books: all it
+     * was published received and relayed, none unconfirmed, rejected, refused or lost to its going down. Returns what
+     * the node received.
+     */
+    private static long assertBalanced(final ClusterNode edge, final ClusterNode app)
+    {
+        final EdgeDataPlane.NodeBooks gone = edge.books().toCompletableFuture().join().edge().orElseThrow()
+            .node(app.node().akkaAddress("embedded"));
+        final AppDataPlane.AppBooks own = app.finalBooks().orElseThrow().app().orElseThrow();
+        assertEquals(List.of(false, gone.published(), gone.published(), 0L, gone.published(), 0L, 0L, 0L),
+            List.of(gone.live(), own.received(), gone.received(), gone.unconfirmed(), gone.relayed(),
+                gone.rejected(), gone.refused(), gone.txNodeDown()),
+            "live, received on the node, received, unconfirmed, relayed, rejected, refused, tx_node_down of " +
+                app.node().name());
+        return own.received();
     }
 
     /** The sockets {@code edge} steers to on {@code app} now: 0 before it has bound any. */

@@ -41,7 +41,7 @@ class NodeAkkaConfigTest
         assertFalse(config.getBoolean("akka.cluster.sharding.remember-entities"));
         assertEquals(Duration.ofSeconds(1),
             config.getDuration("akka.cluster.sharded-daemon-process.keep-alive-interval"),
-            "a lost node's sharded sockets start elsewhere within a second of its removal");
+            "a lost node's sharded sockets start elsewhere at the next keep-alive");
         assertEquals(Duration.ofSeconds(25),
             config.getDuration("akka.coordinated-shutdown.phases.service-requests-done.timeout"),
             "the services' drain may take the drain deadline");
