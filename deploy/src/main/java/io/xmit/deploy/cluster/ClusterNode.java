@@ -87,8 +87,8 @@ public final class ClusterNode implements AutoCloseable
     }
 
     /**
-     * What a deployment must not ask for before this node can run it: services on more than one device (an app node serves one edge's data plane), and the handlers (see
-     * {@link ServiceHandlers#resolve}) of every service.
+     * What a deployment must not ask for before this node can run it: services on more than one device (an app
+     * node serves one edge's data plane), and the handlers (see {@link ServiceHandlers#resolve}) of every service.
      *
      * @throws IllegalArgumentException naming the key.
      */

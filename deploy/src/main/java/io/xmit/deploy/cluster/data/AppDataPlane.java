@@ -40,8 +40,8 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
     static final int RX_STREAM_BASE = 0x2000_0000;
 
     /** The app node's protocol: the data-plane messages, the receivers' reports and local requests. */
-    public sealed interface Command permits DataPlaneMessage, Open, Close, Leave, GetBooks, EdgeListing, ReceiverConnected,
-        ReceiverDrained, SendReceipts
+    public sealed interface Command permits DataPlaneMessage, Open, Close, Leave, GetBooks, EdgeListing,
+        ReceiverConnected, ReceiverDrained, SendReceipts
     {
     }
 
