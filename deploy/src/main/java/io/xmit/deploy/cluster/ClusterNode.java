@@ -38,12 +38,17 @@ import java.util.function.Supplier;
  * ({@link Deployment#akkaConfig}), so that it has the node's address, roles, seeds and downing. On an edge, a
  * pipeline per device and the edge's data plane ({@link EdgeDataPlane}) with the file's services; on an app node,
  * its data plane ({@link AppDataPlane}) and, for each service of its role, the sockets its placement asks for, each
- * with a handler of its own ({@link ServiceHandlers}). A node with both roles runs both over one set of UDP rings.
+ * with a handler of its own ({@link ServiceHandlers}): {@code per-node N} opens N here, {@code sharded N pinned} the
+ * indexes pinned to this node, and {@code sharded N} joins the service's {@code ShardedDaemonProcess}
+ * ({@link ShardedSocket}), which places the N sockets among the nodes of the role. A node with both roles runs both
+ * over one set of UDP rings.
  * <p>
  * {@link #leave} leaves the cluster gracefully through Akka's coordinated shutdown, which also terminates the
- * system: in its {@code service-requests-done} phase the app node's sockets are drained (out of the edge's
- * steering, their rings read to the end, their replies relayed) within {@code failure.drain-deadline}, and the
- * books are taken; then the member leaves, the pipelines stop, the system terminates and the UDP rings close.
+ * system: in its {@code service-requests-done} phase the app node's sockets, sharded ones included, are drained (out
+ * of the edge's steering, their rings read to the end, their replies relayed) within {@code failure.drain-deadline},
+ * and the books are taken; then, in {@code cluster-sharding-shutdown-region}, sharding hands this node's sharded
+ * sockets off (each finds its socket released already) and starts them on the role's other nodes; then the member
+ * leaves, the pipelines stop, the system terminates and the UDP rings close.
  */
 public final class ClusterNode implements AutoCloseable
 {
@@ -82,9 +87,8 @@ public final class ClusterNode implements AutoCloseable
     }
 
     /**
-     * What a deployment must not ask for before this node can run it: a sharded placement (not built yet), services
-     * on more than one device (an app node serves one edge's data plane), and the handlers (see
-     * {@link ServiceHandlers#resolve}) of every service.
+     * What a deployment must not ask for before this node can run it: services on more than one device (an app
+     * node serves one edge's data plane), and the handlers (see {@link ServiceHandlers#resolve}) of every service.
      *
      * @throws IllegalArgumentException naming the key.
      */
@@ -100,11 +104,6 @@ public final class ClusterNode implements AutoCloseable
         for (int i = 0; i < deployment.services().size(); i++)
         {
             final Service service = deployment.services().get(i);
-            if (Placement.Kind.SHARDED == service.placement().kind())
-            {
-                throw new IllegalArgumentException(ClusterKey.SERVICE_PLACEMENT.key(i) + " = '" +
-                    service.placement() + "': sharded placement is not built yet; use per-node N");
-            }
             if (null != device && !device.equals(service.device()))
             {
                 throw new IllegalArgumentException(ClusterKey.SERVICE_BIND_DEVICE.key(i) + " = '" +
@@ -165,7 +164,7 @@ public final class ClusterNode implements AutoCloseable
                 system.systemActorOf(AppDataPlane.create(rings, dataEndpoint, SOCKET_SPIN_POLLS, RECEIPT_INTERVAL),
                     "xmit-app-data", Props.empty());
             final CompletableFuture<List<String>> ready = null == app ? CompletableFuture.completedFuture(List.of()) :
-                open(system, app, hosted, factories);
+                open(system, app, node, hosted, factories);
             final ClusterNode started = new ClusterNode(system, deployment, node, rings, pipelines, edge, app, ready);
             started.drainBeforeLeaving();
             started.writeBooksFile();
@@ -210,16 +209,28 @@ public final class ClusterNode implements AutoCloseable
     }
 
     /**
-     * Opens the sockets of {@code hosted} (per-node N: indexes 0..N-1 on this node); the future completes with a
-     * line per socket once every one is bound, or fails with the edge's refusal.
+     * Opens the sockets of {@code hosted} that live on this node ({@link #indexesOn}) and starts the sharded ones'
+     * daemon processes; the future completes with a line per socket opened here once every one is bound, or fails
+     * with the edge's refusal. Sharded sockets are not in it: sharding decides where they run, and moves them.
      */
     private static CompletableFuture<List<String>> open(final ActorSystem<?> system,
-        final ActorRef<AppDataPlane.Command> app, final List<Service> hosted,
+        final ActorRef<AppDataPlane.Command> app, final Node node, final List<Service> hosted,
         final Map<String, Supplier<? extends DatagramHandler>> factories)
     {
+        for (final Service service : hosted)
+        {
+            if (Placement.Kind.SHARDED == service.placement().kind() && !service.placement().pinned())
+            {
+                ShardedSocket.init(system, app, service, factories.get(service.name()));
+            }
+        }
+        final int sockets = hosted.stream().mapToInt(service -> indexesOn(service, node).size()).sum();
+        if (0 == sockets)
+        {
+            return CompletableFuture.completedFuture(List.of());
+        }
         final CompletableFuture<List<String>> ready = new CompletableFuture<>();
         final List<String> lines = new ArrayList<>();
-        final int sockets = hosted.stream().mapToInt(service -> service.placement().sockets()).sum();
         final ActorRef<AppDataPlane.Opened> collector = system.systemActorOf(Behaviors.receive(
             AppDataPlane.Opened.class).onMessage(AppDataPlane.Opened.class, opened ->
             {
@@ -239,13 +250,33 @@ public final class ClusterNode implements AutoCloseable
             }).build(), "xmit-app-sockets", Props.empty());
         for (final Service service : hosted)
         {
-            for (int index = 0; index < service.placement().sockets(); index++)
+            for (final int index : indexesOn(service, node))
             {
                 app.tell(new AppDataPlane.Open(service.name(), index, factories.get(service.name()).get(),
                     collector));
             }
         }
         return ready;
+    }
+
+    /**
+     * The indexes of {@code service}'s sockets that {@code node} opens itself: all N of {@code per-node N}, those
+     * pinned to it of {@code sharded N pinned} (socket i on the i-th pin, living and dying with that node), none of
+     * {@code sharded N}.
+     */
+    static List<Integer> indexesOn(final Service service, final Node node)
+    {
+        final Placement placement = service.placement();
+        final List<Integer> indexes = new ArrayList<>();
+        for (int index = 0; index < placement.sockets(); index++)
+        {
+            if (Placement.Kind.PER_NODE == placement.kind() ||
+                placement.pinned() && node.name().equals(placement.pins().get(index)))
+            {
+                indexes.add(index);
+            }
+        }
+        return indexes;
     }
 
     /**
@@ -302,7 +333,10 @@ public final class ClusterNode implements AutoCloseable
                 books.edgeDevices())));
     }
 
-    /** Whether every socket of this node is bound: a line per socket, or the edge's refusal. */
+    /**
+     * Whether every socket this node opens itself ({@code per-node} and pinned ones) is bound: a line per socket, or
+     * the edge's refusal. Sharded sockets are not in it: sharding places them, and may move them.
+     */
     public CompletionStage<List<String>> ready()
     {
         return ready;
@@ -336,7 +370,7 @@ public final class ClusterNode implements AutoCloseable
 
     /**
      * How many sockets of the services on this edge the cluster is meant to have: per-node N on every node of the
-     * service's role.
+     * service's role, sharded N cluster-wide.
      */
     public int plannedSockets()
     {
@@ -345,8 +379,9 @@ public final class ClusterNode implements AutoCloseable
         {
             if (pipelines.containsKey(service.device()))
             {
-                sockets += service.placement().sockets() *
-                    (int)deployment.nodes().stream().filter(each -> each.has(service.role())).count();
+                sockets += Placement.Kind.SHARDED == service.placement().kind() ? service.placement().sockets() :
+                    service.placement().sockets() *
+                        (int)deployment.nodes().stream().filter(each -> each.has(service.role())).count();
             }
         }
         return sockets;

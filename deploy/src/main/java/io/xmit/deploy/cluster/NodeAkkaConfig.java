@@ -6,6 +6,7 @@ import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueFactory;
 import io.xmit.actors.config.ConfigValues;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -15,13 +16,17 @@ import java.util.TreeMap;
  * The Akka configuration of one node, generated from the deployment: the cluster provider, Artery TCP on the node's
  * host and port (never Artery's aeron-udp, which would start a second media driver built against another Aeron), the
  * seed nodes, the node's roles, the Split Brain Resolver with its strategy and stable-after, and the failure
- * detector; remember-entities stays off, which keeps durable distributed data (and its native LMDB) out. What the
+ * detector; remember-entities stays off, which keeps durable distributed data (and its native LMDB) out; sharded
+ * sockets' keep-alive every second, so a lost node's sockets start elsewhere soon after it is downed. What the
  * file sets under {@code akka { … }} overrides all of it.
  */
 public final class NodeAkkaConfig
 {
     /** Akka's open-source Split Brain Resolver (in akka-cluster since 2.6.6). */
     public static final String SBR_PROVIDER = "akka.cluster.sbr.SplitBrainResolverProvider";
+
+    /** How often each node of a role pings every instance of its sharded services, starting those not running. */
+    static final Duration SHARDED_KEEP_ALIVE = Duration.ofSeconds(1);
 
     private NodeAkkaConfig()
     {
@@ -55,6 +60,10 @@ public final class NodeAkkaConfig
             .withValue("akka.cluster.failure-detector.acceptable-heartbeat-pause",
                 value(ConfigValues.render(failure.acceptableHeartbeatPause())))
             .withValue("akka.cluster.sharding.remember-entities", value("off"))
+            // A sharded socket of a lost node starts again on another node at the next keep-alive: Akka's 10 s default
+            // would add that to the failover; a keep-alive is a local message per instance.
+            .withValue("akka.cluster.sharded-daemon-process.keep-alive-interval",
+                value(ConfigValues.render(SHARDED_KEEP_ALIVE)))
             // The services' drain (ClusterNode) runs in this phase: it may take the drain deadline.
             .withValue("akka.coordinated-shutdown.phases.service-requests-done.timeout",
                 value(ConfigValues.render(failure.drainDeadline())));

@@ -12,6 +12,7 @@ import io.xmit.actors.SendResult;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.stats.CounterType;
+import io.xmit.deploy.cluster.data.AppDataPlane;
 import io.xmit.deploy.cluster.data.EdgeDataPlane;
 import io.xmit.pipeline.testing.Await;
 
@@ -35,7 +36,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * ActorSystem of its own made from the node's generated configuration; requests from clients on the edge's loop
  * device reach the app nodes' sockets (one node's handler registered in code, the other's the file's {@code echo})
  * and come back, with exact books; the app nodes leave gracefully and their final books close. A handler class that
- * is missing, of another type or whose constructor throws is refused naming the key, as is a sharded placement.
+ * is missing, of another type or whose constructor throws is refused naming the key. A {@code sharded 3} service has
+ * exactly three sockets over the two app nodes, and all three on the other one after one left; a pinned one has
+ * socket i on the i-th pin.
  */
 class ClusterNodeTest
 {
@@ -70,21 +73,7 @@ class ClusterNodeTest
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void aDeploymentStartedThroughTheApiServesRequestsWithExactBooksAndDrainsOnLeave()
     {
-        final Deployment deployment = DeploymentReader.fromConfig(ConfigFactory.parseString(deployment(
-            "handler = echo, placement = \"per-node 2\"")));
-        final List<ClusterNode> nodes = new ArrayList<>();
-        for (final Node node : deployment.nodes())
-        {
-            final ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), deployment.name(),
-                deployment.akkaConfig(node).withFallback(TEST).withFallback(ConfigFactory.load()));
-            systems.add(system);
-            final ServiceHandlers handlers = new ServiceHandlers();
-            if ("app-1".equals(node.name()))
-            {
-                handlers.register("echo", () -> this::countingEcho);
-            }
-            nodes.add(ClusterNode.start(system, deployment, node.name(), handlers));
-        }
+        final List<ClusterNode> nodes = startAll("handler = echo, placement = \"per-node 2\"");
         final ClusterNode edge = nodes.get(0);
         for (final ClusterNode app : nodes.subList(1, 3))
         {
@@ -95,26 +84,8 @@ class ClusterNodeTest
             FORMATION);
 
         final Pipeline pipeline = edge.pipelines().get("nic0");
-        final List<UdpSocket> clients = new ArrayList<>();
-        for (int f = 0; f < FLOWS; f++)
-        {
-            clients.add(pipeline.openUdp(SocketOptions.udp4(20_000 + f).onPort(1)
-                .connect(Endpoint.of("10.0.0.1", 7)).handler((socket, reply) -> replies.incrementAndGet())));
-        }
-        final UnsafeBuffer payload = new UnsafeBuffer(new byte[32]);
-        for (int r = 0; r < ROUNDS; r++)
-        {
-            for (final UdpSocket client : clients)
-            {
-                long result;
-                while (SendResult.BACK_PRESSURED == (result = client.send(payload, 0, payload.capacity())))
-                {
-                    Thread.onSpinWait();
-                }
-                assertTrue(result > 0, "client send: " + SendResult.name(result));
-            }
-        }
-        final long requests = (long)FLOWS * ROUNDS;
+        final List<UdpSocket> clients = clients(pipeline);
+        final long requests = send(clients);
         Await.exactly("replies", requests, replies::get, FORMATION);
         assertTrue(handledInCode.get() > 0 && handledInCode.get() < requests,
             "app-1's registered handler served some flows, app-2's echo the others: " + handledInCode.get());
@@ -149,6 +120,97 @@ class ClusterNodeTest
     }
 
     @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void shardedSocketsAreExactlyNClusterWideAndMoveToTheOtherNodeWhenOneLeaves()
+    {
+        final List<ClusterNode> nodes = startAll("handler = echo, placement = \"sharded 3\"");
+        final ClusterNode edge = nodes.get(0);
+        assertEquals(List.of(), nodes.get(1).ready().toCompletableFuture().join(), "sharding places the sockets");
+        assertEquals(3, edge.plannedSockets());
+        Await.exactly("sockets the edge steers to", 3, () -> edge.steered().toCompletableFuture().join(),
+            FORMATION);
+        // Sharding decides the split (3-0 or 2-1): the node that holds more leaves, so at least one socket moves.
+        final boolean firstHoldsMore = steeredOn(edge, nodes.get(1)) >= steeredOn(edge, nodes.get(2));
+        final ClusterNode leaving = nodes.get(firstHoldsMore ? 1 : 2);
+        final ClusterNode staying = nodes.get(firstHoldsMore ? 2 : 1);
+        final int moving = steeredOn(edge, leaving);
+        assertTrue(moving >= 2, "the node leaving holds " + moving + " of the 3 sockets");
+        final Pipeline pipeline = edge.pipelines().get("nic0");
+        final List<UdpSocket> clients = clients(pipeline);
+        final long requests = send(clients);
+        Await.exactly("replies", requests, replies::get, FORMATION);
+
+        leaving.leave().toCompletableFuture().join();
+        Await.exactly("sockets the edge steers to on " + staying.node().name(), 3, () -> steeredOn(edge, staying),
+            FORMATION);
+        assertEquals(3, edge.steered().toCompletableFuture().join(), "sockets the edge steers to, cluster-wide");
+        final long more = send(clients);
+        Await.exactly("replies after the move", requests + more, replies::get, FORMATION);
+
+        staying.leave().toCompletableFuture().join();
+        assertBalanced(edge, leaving);
+        assertBalanced(edge, staying);
+        final AppDataPlane.AppBooks left = leaving.finalBooks().orElseThrow().app().orElseThrow();
+        final AppDataPlane.AppBooks stayed = staying.finalBooks().orElseThrow().app().orElseThrow();
+        assertEquals(List.of(requests + more, requests + more), List.of(left.received() + stayed.received(),
+            left.sent() + stayed.sent()), "received and sent on the app nodes");
+        final ClusterNode.ServiceBooks echo = edge.books().toCompletableFuture().join().edgeDevices().get(0);
+        assertEquals(List.of(requests + more, 0L), List.of(echo.delivered(), echo.dropped()));
+    }
+
+    /**
+     * Sharding moves a socket to a node that joins later (its rebalance), which closes the socket alone on the node
+     * that had all three ({@link io.xmit.deploy.cluster.data.AppDataPlane.Close}): out of steering, read to the end,
+     * released, with the books of both nodes exact.
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void aShardedSocketMovedByARebalanceIsClosedGracefullyWhereItWas()
+    {
+        final Deployment deployment = DeploymentReader.fromConfig(ConfigFactory.parseString(deployment(
+            "handler = echo, placement = \"sharded 3\"")));
+        final ClusterNode edge = start(deployment, deployment.requireNode("edge-1"));
+        final ClusterNode first = start(deployment, deployment.requireNode("app-1"));
+        Await.exactly("sockets the edge steers to on app-1", 3, () -> steeredOn(edge, first), FORMATION);
+        final List<UdpSocket> clients = clients(edge.pipelines().get("nic0"));
+        final long requests = send(clients);
+        Await.exactly("replies", requests, replies::get, FORMATION);
+
+        final ClusterNode second = start(deployment, deployment.requireNode("app-2"));
+        Await.until("a socket moved to app-2, three in all", () -> steeredOn(edge, second) > 0 &&
+            3 == edge.steered().toCompletableFuture().join(), () -> List.of(steeredOn(edge, first),
+            steeredOn(edge, second)), FORMATION);
+        final long more = send(clients);
+        Await.exactly("replies after the move", requests + more, replies::get, FORMATION);
+        final long closedOnFirst = first.books().toCompletableFuture().join().app().orElseThrow().sockets() -
+            steeredOn(edge, first);
+        assertTrue(closedOnFirst > 0, "app-1 closed the sockets that moved: " + closedOnFirst);
+
+        first.leave().toCompletableFuture().join();
+        second.leave().toCompletableFuture().join();
+        assertEquals(requests + more, assertBalanced(edge, first) + assertBalanced(edge, second),
+            "received on the app nodes");
+    }
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void aPinnedShardedSocketRunsOnItsPinnedNode()
+    {
+        final List<ClusterNode> nodes = startAll(
+            "handler = echo, placement = \"sharded 3 pinned\", pin = [app-2, app-1, app-2]");
+        final ClusterNode edge = nodes.get(0);
+        assertEquals(List.of(1, 2), nodes.subList(1, 3).stream()
+            .map(app -> app.ready().toCompletableFuture().join().size()).toList(), "sockets bound on app-1, app-2");
+        assertEquals(3, edge.plannedSockets());
+        Await.exactly("sockets the edge steers to", 3, () -> edge.steered().toCompletableFuture().join(),
+            FORMATION);
+        assertEquals(List.of(1, 2), nodes.subList(1, 3).stream().map(app -> steeredOn(edge, app)).toList(),
+            "sockets steered to on app-1, app-2");
+        final long requests = send(clients(edge.pipelines().get("nic0")));
+        Await.exactly("replies", requests, replies::get, FORMATION);
+    }
+
+    @Test
     void aHandlerClassThatIsMissingOfAnotherTypeOrThrowsIsRefusedByItsKey()
     {
         final String key = "xmit.cluster.services[0].handler";
@@ -162,8 +224,6 @@ class ClusterNodeTest
             "\""));
         assertEquals(key + " = '" + PrivateHandler.class.getName() + "' has no public no-argument constructor",
             refusal("handler = \"" + PrivateHandler.class.getName() + "\""));
-        assertEquals("xmit.cluster.services[0].placement = 'sharded 2': sharded placement is not built yet; use " +
-            "per-node N", refusal("handler = echo, placement = \"sharded 2\""));
         assertEquals("a handler is registered for service 'ech', which the deployment does not have; its " +
             "services are [echo]", assertThrows(IllegalArgumentException.class, () -> ClusterNode.check(
                 DeploymentReader.fromConfig(ConfigFactory.parseString(deployment("handler = echo"))),
@@ -191,6 +251,86 @@ class ClusterNodeTest
         final Deployment deployment = DeploymentReader.fromConfig(ConfigFactory.parseString(deployment(service)));
         return assertThrows(IllegalArgumentException.class,
             () -> ClusterNode.check(deployment, new ServiceHandlers())).getMessage();
+    }
+
+    /**
+     * The deployment of {@code service}'s keys, its three nodes started in systems of their own, in the file's
+     * order (edge-1, app-1, app-2); app-1's handler is registered in code.
+     */
+    private List<ClusterNode> startAll(final String service)
+    {
+        final Deployment deployment = DeploymentReader.fromConfig(ConfigFactory.parseString(deployment(service)));
+        return deployment.nodes().stream().map(node -> start(deployment, node)).toList();
+    }
+
+    private ClusterNode start(final Deployment deployment, final Node node)
+    {
+        final ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), deployment.name(),
+            deployment.akkaConfig(node).withFallback(TEST).withFallback(ConfigFactory.load()));
+        systems.add(system);
+        final ServiceHandlers handlers = new ServiceHandlers();
+        if ("app-1".equals(node.name()))
+        {
+            handlers.register("echo", () -> this::countingEcho);
+        }
+        return ClusterNode.start(system, deployment, node.name(), handlers);
+    }
+
+    /**
+     * The edge's books of {@code app}, gone after a graceful leave, balance with the node's own final books: all it
+     * was published received and relayed, none unconfirmed, rejected, refused or lost to its going down. Returns what
+     * the node received.
+     */
+    private static long assertBalanced(final ClusterNode edge, final ClusterNode app)
+    {
+        final EdgeDataPlane.NodeBooks gone = edge.books().toCompletableFuture().join().edge().orElseThrow()
+            .node(app.node().akkaAddress("embedded"));
+        final AppDataPlane.AppBooks own = app.finalBooks().orElseThrow().app().orElseThrow();
+        assertEquals(List.of(false, gone.published(), gone.published(), 0L, gone.published(), 0L, 0L, 0L),
+            List.of(gone.live(), own.received(), gone.received(), gone.unconfirmed(), gone.relayed(),
+                gone.rejected(), gone.refused(), gone.txNodeDown()),
+            "live, received on the node, received, unconfirmed, relayed, rejected, refused, tx_node_down of " +
+                app.node().name());
+        return own.received();
+    }
+
+    /** The sockets {@code edge} steers to on {@code app} now: 0 before it has bound any. */
+    private static int steeredOn(final ClusterNode edge, final ClusterNode app)
+    {
+        final EdgeDataPlane.NodeBooks books = edge.books().toCompletableFuture().join().edge().orElseThrow()
+            .node(app.node().akkaAddress("embedded"));
+        return null == books ? 0 : books.steered();
+    }
+
+    /** A client per flow on the edge's loop device, each counting the replies it gets. */
+    private List<UdpSocket> clients(final Pipeline pipeline)
+    {
+        final List<UdpSocket> clients = new ArrayList<>();
+        for (int f = 0; f < FLOWS; f++)
+        {
+            clients.add(pipeline.openUdp(SocketOptions.udp4(20_000 + f).onPort(1)
+                .connect(Endpoint.of("10.0.0.1", 7)).handler((socket, reply) -> replies.incrementAndGet())));
+        }
+        return clients;
+    }
+
+    /** {@code ROUNDS} requests from every client; returns how many were sent. */
+    private static long send(final List<UdpSocket> clients)
+    {
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[32]);
+        for (int r = 0; r < ROUNDS; r++)
+        {
+            for (final UdpSocket client : clients)
+            {
+                long result;
+                while (SendResult.BACK_PRESSURED == (result = client.send(payload, 0, payload.capacity())))
+                {
+                    Thread.onSpinWait();
+                }
+                assertTrue(result > 0, "client send: " + SendResult.name(result));
+            }
+        }
+        return (long)clients.size() * ROUNDS;
     }
 
     /** An echo that counts what it served: registered in code for app-1. */

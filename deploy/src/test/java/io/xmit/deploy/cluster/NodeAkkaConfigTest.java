@@ -39,6 +39,9 @@ class NodeAkkaConfigTest
         assertEquals(Duration.ofSeconds(2),
             config.getDuration("akka.cluster.failure-detector.acceptable-heartbeat-pause"));
         assertFalse(config.getBoolean("akka.cluster.sharding.remember-entities"));
+        assertEquals(Duration.ofSeconds(1),
+            config.getDuration("akka.cluster.sharded-daemon-process.keep-alive-interval"),
+            "a lost node's sharded sockets start elsewhere at the next keep-alive");
         assertEquals(Duration.ofSeconds(25),
             config.getDuration("akka.coordinated-shutdown.phases.service-requests-done.timeout"),
             "the services' drain may take the drain deadline");

@@ -30,7 +30,9 @@ import java.util.Map;
  * reading its own UDP ring from the edge, {@link RemoteSocketReceiver}; sending into the edge's TX streams,
  * {@link RemoteUdpSocket}), finds the edge through the receptionist ({@link EdgeDataPlane#KEY}), and leaves
  * gracefully: every socket out of the edge's steering and its ring read to the end, then the node's sends relayed
- * to their end, then the sockets released, so that nothing either side accepted is lost.
+ * to their end, then the sockets released, so that nothing either side accepted is lost. One socket can be closed
+ * alone ({@link Close}, a sharded socket moving to another node) by the same steps, but for the relay: the node's
+ * TX streams go on, so what the socket sent just before its member was released there is counted {@code rejected}.
  */
 public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
 {
@@ -38,8 +40,8 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
     static final int RX_STREAM_BASE = 0x2000_0000;
 
     /** The app node's protocol: the data-plane messages, the receivers' reports and local requests. */
-    public sealed interface Command permits DataPlaneMessage, Open, Leave, GetBooks, EdgeListing, ReceiverConnected,
-        ReceiverDrained, SendReceipts
+    public sealed interface Command permits DataPlaneMessage, Open, Close, Leave, GetBooks, EdgeListing,
+        ReceiverConnected, ReceiverDrained, SendReceipts
     {
     }
 
@@ -51,6 +53,19 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
 
     /** The socket, or why the edge refused it (then {@code socket} is null). */
     public record Opened(RemoteUdpSocket socket, String refusal)
+    {
+    }
+
+    /**
+     * Closes socket {@code index} of {@code service} gracefully: out of the edge's steering, its ring read to the
+     * end, its sends stopped, released with its count. Replies {@link Closed} then, or at once if the node holds no
+     * such socket (a node that left has released them all); a socket still waiting for the edge is never opened.
+     */
+    public record Close(String service, int index, ActorRef<Closed> replyTo) implements Command
+    {
+    }
+
+    public record Closed(String service, int index)
     {
     }
 
@@ -107,6 +122,8 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
         ActorRef<RemoteSocketReceiver.Command> actor;
         boolean drained;
         long reported;
+        /** The request to close this socket alone, while it is being closed. */
+        Close closing;
 
         AppSocket(final Open open, final int streamId, final PacketSubscription ring, final RingDoorbell doorbell,
             final ActorWake<RemoteSocketReceiver.Command> wake)
@@ -171,6 +188,7 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
         return newReceiveBuilder()
             .onMessage(EdgeListing.class, this::onListing)
             .onMessage(Open.class, this::onOpen)
+            .onMessage(Close.class, this::onClose)
             .onMessage(DataPlaneMessage.SocketBound.class, this::onBound)
             .onMessage(DataPlaneMessage.BindRefused.class, this::onRefused)
             .onMessage(ReceiverConnected.class, this::onConnected)
@@ -257,6 +275,10 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
         socket.actor = getContext().spawn(RemoteSocketReceiver.create(socket.receiver, socket.doorbell, socket.wake,
             spinPolls, getContext().getSelf(), socket.streamId), "socket-" + bound.socketId());
         socket.open.replyTo().tell(new Opened(udp, null));
+        if (null != socket.closing)
+        {
+            unbind(socket);
+        }
         return this;
     }
 
@@ -268,6 +290,10 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
             sockets.remove(socket.streamId);
             socket.ring.close();
             socket.open.replyTo().tell(new Opened(null, refused.reason()));
+            if (null != socket.closing)
+            {
+                socket.closing.replyTo().tell(new Closed(socket.open.service(), socket.open.index()));
+            }
         }
         return this;
     }
@@ -275,7 +301,7 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
     private Behavior<Command> onConnected(final ReceiverConnected connected)
     {
         final AppSocket socket = sockets.get(connected.streamId());
-        if (null != socket && null == leaving)
+        if (null != socket && null != socket.receiver && null == leaving && null == socket.closing)
         {
             edge.tell(new DataPlaneMessage.SocketReady(socket.receiver.socket().id()));
         }
@@ -319,10 +345,7 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
             open.replyTo().tell(new Opened(null, "the node is leaving"));
         }
         waiting.clear();
-        if (sockets.isEmpty())
-        {
-            leaveEdge();
-        }
+        boolean drained = true;
         for (final AppSocket socket : sockets.values())
         {
             if (null == socket.receiver)
@@ -331,17 +354,60 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
                 socket.drained = true;
                 continue;
             }
-            edge.tell(new DataPlaneMessage.UnbindSocket(socket.receiver.socket().id(),
-                getContext().getSelf().narrow()));
+            drained = false;
+            if (null == socket.closing)
+            {
+                // A socket closing alone has been unbound already; its drain goes on.
+                unbind(socket);
+            }
+        }
+        if (drained)
+        {
+            leaveEdge();
         }
         return this;
+    }
+
+    private Behavior<Command> onClose(final Close close)
+    {
+        for (final Open open : waiting)
+        {
+            if (open.service().equals(close.service()) && open.index() == close.index())
+            {
+                waiting.remove(open);
+                open.replyTo().tell(new Opened(null, "closed before the edge was found"));
+                close.replyTo().tell(new Closed(close.service(), close.index()));
+                return this;
+            }
+        }
+        for (final AppSocket socket : sockets.values())
+        {
+            if (socket.open.service().equals(close.service()) && socket.open.index() == close.index() &&
+                null == socket.closing)
+            {
+                socket.closing = close;
+                if (null != socket.receiver && null == leaving)
+                {
+                    unbind(socket);
+                }
+                return this;
+            }
+        }
+        close.replyTo().tell(new Closed(close.service(), close.index()));
+        return this;
+    }
+
+    /** The first of a graceful close's steps: out of the edge's steering, which replies with the ring's end. */
+    private void unbind(final AppSocket socket)
+    {
+        edge.tell(new DataPlaneMessage.UnbindSocket(socket.receiver.socket().id(), getContext().getSelf().narrow()));
     }
 
     private Behavior<Command> onUnbound(final DataPlaneMessage.SocketUnbound unbound)
     {
         for (final AppSocket socket : sockets.values())
         {
-            if (socket.receiver.socket().id() == unbound.socketId())
+            if (null != socket.receiver && socket.receiver.socket().id() == unbound.socketId() && !socket.drained)
             {
                 socket.actor.tell(new RemoteSocketReceiver.DrainTo(unbound.position(), getContext().getSelf()));
             }
@@ -352,9 +418,15 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
     private Behavior<Command> onDrained(final ReceiverDrained drained)
     {
         final AppSocket socket = sockets.get(drained.streamId());
-        if (null != socket)
+        if (null == socket || socket.drained)
         {
-            socket.drained = true;
+            return this;
+        }
+        socket.drained = true;
+        if (null == leaving && null != socket.closing)
+        {
+            release(socket);
+            return this;
         }
         for (final AppSocket each : sockets.values())
         {
@@ -365,6 +437,21 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
         }
         leaveEdge();
         return this;
+    }
+
+    /**
+     * A socket closed alone, its ring read to its end: it stops sending, the edge closes its member, and it moves to
+     * the node's closed sockets with its counts.
+     */
+    private void release(final AppSocket socket)
+    {
+        socket.receiver.socket().close();
+        edge.tell(new DataPlaneMessage.ReleaseSocket(socket.receiver.socket().id(), socket.receiver.received()));
+        getContext().stop(socket.actor);
+        socket.ring.close();
+        sockets.remove(socket.streamId);
+        closed.add(socket);
+        socket.closing.replyTo().tell(new Closed(socket.open.service(), socket.open.index()));
     }
 
     /** Every socket's ring read to its end: stop sending, and let the edge relay what was sent. */
@@ -403,6 +490,10 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
                 closed.add(socket);
             }
             socket.ring.close();
+            if (null != socket.closing)
+            {
+                socket.closing.replyTo().tell(new Closed(socket.open.service(), socket.open.index()));
+            }
         }
         sockets.clear();
         if (null != txStreams)
