@@ -358,7 +358,8 @@ class ClusterNodeTest
               failure { detector.acceptable-heartbeat-pause = 10s, split-brain.stable-after = 20s }
             }
             akka.remote.artery.advanced.inbound-lanes = 1
-            """.formatted(FreePorts.tcp(), FreePorts.udp(), FreePorts.tcp(), FreePorts.udp(), FreePorts.tcp(), FreePorts.udp(),
+            """.formatted(FreePorts.tcp(), FreePorts.udp(), FreePorts.tcp(), FreePorts.udp(), FreePorts.tcp(),
+                FreePorts.udp(),
             service);
     }
 
