@@ -359,8 +359,7 @@ class ClusterNodeTest
             }
             akka.remote.artery.advanced.inbound-lanes = 1
             """.formatted(FreePorts.tcp(), FreePorts.udp(), FreePorts.tcp(), FreePorts.udp(), FreePorts.tcp(),
-                FreePorts.udp(),
-            service);
+                FreePorts.udp(), service);
     }
 
     /** A handler whose constructor fails. */
