@@ -28,6 +28,22 @@ public final class NodeAkkaConfig
     /** How often each node of a role pings every instance of its sharded services, starting those not running. */
     static final Duration SHARDED_KEEP_ALIVE = Duration.ofSeconds(1);
 
+    /**
+     * What a process that runs one node itself needs below the node's configuration: Akka's own logging through slf4j
+     * at WARNING, and no JVM shutdown hook of Akka's, the process handling the signals and running the coordinated
+     * shutdown itself.
+     */
+    public static final Config PROCESS = ConfigFactory.parseString("""
+        akka {
+          loglevel = WARNING
+          loggers = ["akka.event.slf4j.Slf4jLogger"]
+          logging-filter = "akka.event.slf4j.Slf4jLoggingFilter"
+          log-dead-letters = off
+          jvm-shutdown-hooks = off
+          coordinated-shutdown.run-by-jvm-shutdown-hook = off
+        }
+        """);
+
     private NodeAkkaConfig()
     {
     }

@@ -37,21 +37,6 @@ import java.util.stream.Collectors;
  */
 final class NodeRunner
 {
-    /**
-     * Akka's own logging through slf4j at WARNING, and no JVM shutdown hook of Akka's: the signals are this class's
-     * ({@link StopSignals}), and it runs the coordinated shutdown itself.
-     */
-    private static final Config RUNTIME = ConfigFactory.parseString("""
-        akka {
-          loglevel = WARNING
-          loggers = ["akka.event.slf4j.Slf4jLogger"]
-          logging-filter = "akka.event.slf4j.Slf4jLoggingFilter"
-          log-dead-letters = off
-          jvm-shutdown-hooks = off
-          coordinated-shutdown.run-by-jvm-shutdown-hook = off
-        }
-        """);
-
     /** How often the edge's books are read while the load waits for the sockets. */
     private static final long STEERED_POLL_MS = 200;
 
@@ -83,7 +68,7 @@ final class NodeRunner
     /** The ActorSystem's configuration: the node's Akka configuration over the command's and Akka's defaults. */
     static Config systemConfig(final Deployment deployment, final Node node)
     {
-        return deployment.akkaConfig(node).withFallback(RUNTIME).withFallback(ConfigFactory.load());
+        return deployment.akkaConfig(node).withFallback(NodeAkkaConfig.PROCESS).withFallback(ConfigFactory.load());
     }
 
     int run()

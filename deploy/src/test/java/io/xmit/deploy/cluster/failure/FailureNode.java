@@ -7,11 +7,11 @@ import akka.actor.typed.javadsl.Behaviors;
 import akka.cluster.ClusterEvent;
 import akka.cluster.typed.Cluster;
 import akka.cluster.typed.Subscribe;
-import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.xmit.deploy.cluster.ClusterNode;
 import io.xmit.deploy.cluster.Deployment;
 import io.xmit.deploy.cluster.Node;
+import io.xmit.deploy.cluster.NodeAkkaConfig;
 import io.xmit.deploy.cluster.Role;
 
 import java.io.BufferedReader;
@@ -37,17 +37,6 @@ public final class FailureNode
 {
     static final int EXIT_DOWNED = 1;
     static final int EXIT_FAILED = 3;
-
-    private static final Config RUNTIME = ConfigFactory.parseString("""
-        akka {
-          loglevel = WARNING
-          loggers = ["akka.event.slf4j.Slf4jLogger"]
-          logging-filter = "akka.event.slf4j.Slf4jLoggingFilter"
-          log-dead-letters = off
-          jvm-shutdown-hooks = off
-          coordinated-shutdown.run-by-jvm-shutdown-hook = off
-        }
-        """);
 
     /** What a role does with the commands and the stop. */
     interface NodeRole
@@ -92,7 +81,8 @@ public final class FailureNode
         final Deployment deployment = Deployment.read(file);
         final Node node = deployment.requireNode(nodeName);
         final ActorSystem<ClusterEvent.ClusterDomainEvent> system = ActorSystem.create(membership(deployment),
-            deployment.name(), deployment.akkaConfig(node).withFallback(RUNTIME).withFallback(ConfigFactory.load()));
+            deployment.name(),
+            deployment.akkaConfig(node).withFallback(NodeAkkaConfig.PROCESS).withFallback(ConfigFactory.load()));
         final NodeRole role = node.has(Role.EDGE) ? new EdgeRole(system, deployment, node) :
             new AppRole(system, deployment, node);
 
