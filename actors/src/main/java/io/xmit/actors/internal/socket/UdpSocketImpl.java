@@ -603,7 +603,9 @@ public final class UdpSocketImpl implements UdpSocket
         final AtomicCounter counter = deliveries;
         if (null != counter)
         {
-            counter.incrementRelease();
+            // Every RX queue a steered member's flows arrive on counts here, from its own thread: an atomic add, as
+            // a single writer's release-increment would lose a count to another queue's.
+            counter.increment();
         }
     }
 
