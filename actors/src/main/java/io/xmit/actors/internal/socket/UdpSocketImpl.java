@@ -317,15 +317,10 @@ public final class UdpSocketImpl implements UdpSocket
         }
         final PacketPublication ring = hold ? host.holdRing() : portContext.qdiscRing(txq, priority);
 
-        final long result = ring.tryClaimRetrying(frameLength, claim);
+        final long result = claimOrRefuse(ring, frameLength);
         if (result < 0)
         {
-            if (PacketPublication.BACK_PRESSURED == result || PacketPublication.ADMIN_ACTION == result)
-            {
-                backPressured.incrementRelease();
-                return SendResult.BACK_PRESSURED;
-            }
-            return refuse(result);
+            return result;
         }
 
         final int written;
@@ -407,15 +402,10 @@ public final class UdpSocketImpl implements UdpSocket
                 return refuse(SendResult.TOO_LONG);
             }
             final PacketPublication ring = portContext.qdiscRing(txq, header.priority());
-            final long result = ring.tryClaimRetrying(frameLength, claim);
+            final long result = claimOrRefuse(ring, frameLength);
             if (result < 0)
             {
-                if (PacketPublication.BACK_PRESSURED == result || PacketPublication.ADMIN_ACTION == result)
-                {
-                    backPressured.incrementRelease();
-                    return SendResult.BACK_PRESSURED;
-                }
-                return refuse(result);
+                return result;
             }
             try
             {
@@ -502,6 +492,25 @@ public final class UdpSocketImpl implements UdpSocket
         {
             holdHopsMixed = true;
         }
+    }
+
+    /**
+     * Claims {@code frameLength} bytes of {@code ring} for a send. A refusal comes back negative, as the send's
+     * result, and counted: a full ring (or Aeron's admin action) as back-pressure, anything else as refused.
+     */
+    private long claimOrRefuse(final PacketPublication ring, final int frameLength)
+    {
+        final long result = ring.tryClaimRetrying(frameLength, claim);
+        if (result >= 0)
+        {
+            return result;
+        }
+        if (PacketPublication.BACK_PRESSURED == result || PacketPublication.ADMIN_ACTION == result)
+        {
+            backPressured.incrementRelease();
+            return SendResult.BACK_PRESSURED;
+        }
+        return refuse(result);
     }
 
     private long refuse(final long result)
