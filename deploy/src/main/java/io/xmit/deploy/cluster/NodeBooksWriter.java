@@ -133,14 +133,6 @@ public final class NodeBooksWriter extends AbstractBehavior<NodeBooksWriter.Comm
             sources, INTERVAL), NAME, Props.empty());
     }
 
-    /** {@link #start(ActorSystem, Deployment, Node, Path, Sources)} as a child of {@code context}. */
-    public static ActorRef<Command> start(final ActorContext<?> context, final Deployment deployment, final Node node,
-        final Path directory, final Sources sources)
-    {
-        return context.spawn(create(NodeBooksFile.create(directory,
-            identity(context.getSystem(), deployment, node)), sources, INTERVAL), NAME);
-    }
-
     /** Who {@code node} is in {@code system}: its incarnation is the system's cluster member's uid. */
     static NodeBooksFile.Identity identity(final ActorSystem<?> system, final Deployment deployment, final Node node)
     {
