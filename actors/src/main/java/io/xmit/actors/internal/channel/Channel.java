@@ -205,7 +205,9 @@ public final class Channel
      * when it goes idle, as a NAPI instance the softirq holds keeps its interrupt off: armed under it, the next frame
      * would wake the interrupt thread for a queue that is being polled (an actor that goes idle meanwhile finds the
      * token held by this poll, marks it MISSED and is rung at the release, §9.5). If frames are still waiting (a
-     * burst not finished, or a full budget), the RX queue's actor carries on. With {@code defer} (prefer busy
+     * burst not finished, or a full budget), the RX queue's actor carries on; so it does if the last look only
+     * finished a burst a budget left: that look never read the shim, so it armed nothing, and a frame that came after
+     * the burst would wait with the interrupt off (§9.6 took it off) and the actor idle. With {@code defer} (prefer busy
      * polling, §9.6) the interrupt stays off and nothing more is polled: the poller comes back at once, or calls
      * {@link #endDeferral}.
      * Whoever marked the token MISSED meanwhile is rung.
@@ -216,12 +218,14 @@ public final class Channel
         boolean more = false;
         if (!defer)
         {
+            // A look that only finishes a burst a budget left never reads the shim, so it cannot arm first.
+            final boolean burstLeft = rx.inBurst();
             final int found = rx.poll(budget, RingDoorbell.IDLE == rxDoorbell.state());
             if (found > 0)
             {
                 packets.getAndAddRelease(found);
             }
-            more = found == budget || rx.inBurst();
+            more = burstLeft || found == budget || rx.inBurst();
         }
         release();
         if (more)

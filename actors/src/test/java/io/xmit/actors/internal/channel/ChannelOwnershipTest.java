@@ -218,6 +218,38 @@ class ChannelOwnershipTest
         assertEquals(expected, toList(LoopFrames.drain(f.busySubscription)));
     }
 
+    /**
+     * A hand-back whose last look only finishes a burst a budget left (§9.3, §9.4) never read the shim, so it could not
+     * arm the interrupt before a look at the device's ring: the RX queue's actor is rung to take the queue back. Before
+     * this rule, a frame that arrived after the burst was taken stayed in the ring with the interrupt off (prefer busy
+     * polling took it off) and the actor idle, for good: the busy-poll fault soak found an RX queue stranded full.
+     */
+    @Test
+    void aHandBackThatOnlyFinishesABurstLeavesTheQueueToItsActor()
+    {
+        final Fixture f = new Fixture();
+        final int[] twelve = new int[12];
+        Arrays.fill(twelve, OTHER_PORT);
+        f.frames.send(f.sender, 0, twelve);
+
+        assertTrue(f.channel.tryBusyPoll(true), "a socket preferring busy polling takes the idle channel");
+        assertEquals(List.of(false), f.driver.arms, "with its interrupt off (§9.6)");
+        assertEquals(8, f.channel.busyPoll(8), "a budget of 8 of a burst of 12");
+        f.frames.send(f.sender, 12, OTHER_PORT);
+
+        f.channel.handBack(8, false);
+        assertEquals(RunToken.FREE, f.channel.token().state());
+        assertEquals(List.of(false), f.driver.arms, "the last look finished the burst and armed nothing");
+        assertEquals(1, f.wakes.get(), "so the RX queue's actor is rung to take the queue back");
+        assertEquals(1, f.channel.pollRx(), "and its poll finds the frame that came after the burst");
+        final List<Long> expected = new ArrayList<>();
+        for (long i = 0; i < 13; i++)
+        {
+            expected.add(i);
+        }
+        assertEquals(expected, toList(LoopFrames.drain(f.otherSubscription)));
+    }
+
     @Test
     void preferringBusyPollKeepsTheInterruptOffUntilTheSocketStopsComingBack()
     {
