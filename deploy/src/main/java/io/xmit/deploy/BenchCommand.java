@@ -344,7 +344,7 @@ final class BenchCommand implements Callable<Integer>
      */
     static String cell(final String figure, final Stat stat)
     {
-        if (!figure.endsWith("_us"))
+        if (!figure.endsWith("_us") || !Double.isFinite(stat.median()))
         {
             return cell(stat);
         }

@@ -74,4 +74,16 @@ class BenchTableTest
         assertTrue(rows.get(3).startsWith("xps-rxqs  850 µs (812 µs–2.4 ms)  850 µs"), rows.get(3));
         assertTrue(rows.get(3).length() > 100, rows.get(3));
     }
+
+    /**
+     * A variant none of whose rounds was complete has no RTT figures (NaN: rr records RTT only from complete rounds);
+     * its cells read "n/a" and the table prints. The time cell's unit was read from the text of NaN, which has none,
+     * and the whole summary failed with StringIndexOutOfBoundsException after the rounds had run.
+     */
+    @Test
+    void aTimeNotMeasuredInAnyRoundReadsNotAvailable()
+    {
+        assertEquals("n/a (n/a–n/a)", BenchCommand.cell("rtt_p50_us", new Stat(Double.NaN, Double.NaN, Double.NaN,
+            List.of())));
+    }
 }
