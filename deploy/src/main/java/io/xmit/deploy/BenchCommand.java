@@ -89,7 +89,8 @@ final class BenchCommand implements Callable<Integer>
             "(trace-miss) and 1 in 1,000 sampled (trace-1k)",
         "cluster: an echo service at a fixed request rate, each variant in JVMs of its own: single (one node), " +
             "cluster (an edge and two app nodes over Aeron UDP), aeron-udp (bare ping-pong, the hop's ceiling) " +
-            "(replies/s, RTT percentiles, CPU per 1,000 replies over all processes, bytes allocated per request)"})
+            "(replies/s, RTT percentiles, CPU per 1,000 replies over all processes, bytes allocated per request); " +
+            "then failover times over --kills SIGKILLs of an app node"})
     void scenario(final String name)
     {
         if (!SCENARIOS.contains(name))

@@ -66,7 +66,7 @@ public final class FailoverPhase
     public static FailoverResult run(final Options options, final LiveOutput out)
     {
         out.println(String.format(Locale.ROOT, "failover: an edge and %d app nodes of %d sockets, each in a JVM of " +
-            "its own; %,d requests/s over %d flows; %d SIGKILLs of an app node, each replaced by a new incarnation",
+            "its own; %,d requests/s over %d flows; SIGKILLs of an app node: %d, each replaced by a new incarnation",
             ClusterBench.APP_NODES, ClusterBench.SOCKETS_PER_NODE, options.rate(), options.flows(), options.kills()));
         final List<BenchProcess> processes = new ArrayList<>();
         final List<FailoverResult.Kill> kills = new ArrayList<>();
@@ -114,7 +114,7 @@ public final class FailoverPhase
         }
         out.finish();
         return new FailoverResult(String.format(Locale.ROOT, "an edge and %d app nodes of %d sockets in JVMs of " +
-            "their own (%s each); %,d requests/s over %d flows; %d SIGKILLs, each app node replaced; failure " +
+            "their own (%s each); %,d requests/s over %d flows; SIGKILLs: %d, each app node replaced; failure " +
             "detector heartbeat 1 s, acceptable pause 3 s; split-brain resolver keep-majority, stable-after 3 s",
             ClusterBench.APP_NODES, ClusterBench.SOCKETS_PER_NODE, BenchProcess.HEAP, options.rate(), options.flows(),
             options.kills()), kills);
