@@ -42,11 +42,6 @@ final class FailoverBook
         }
     }
 
-    int flows()
-    {
-        return servedBy.length();
-    }
-
     /** Node {@code node} answered flow {@code flow} at {@code nanos}. */
     void answered(final int flow, final int node, final long nanos)
     {
@@ -80,17 +75,6 @@ final class FailoverBook
             count += moving[f] ? 1 : 0;
         }
         armed = node;
-        return count;
-    }
-
-    /** The flows that must move, at the last {@link #arm}. */
-    synchronized int moving()
-    {
-        int count = 0;
-        for (final boolean flow : moving)
-        {
-            count += flow ? 1 : 0;
-        }
         return count;
     }
 

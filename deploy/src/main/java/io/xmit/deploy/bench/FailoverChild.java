@@ -1,17 +1,7 @@
 package io.xmit.deploy.bench;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-
-import ch.qos.logback.classic.Level;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The main of each child JVM of the failover phase ({@link FailoverPhase}), with {@link ClusterBenchChild}'s protocol
@@ -23,8 +13,8 @@ import org.slf4j.LoggerFactory;
  * <li>{@code edge PORT SOCKETS FLOWS}: the edge ({@link FailoverEdge}); {@code load RATE} → {@code loading NANOS},
  *     once every socket is steered to; {@code quiet} → {@code ok}; {@code arm NODE} → {@code armed FLOWS}, the flows
  *     that must move; {@code moved} → {@code moved NANOS…}, when each was first answered by another node (nothing
- *     until all were); {@code removed ADDRESS} → {@code removed NANOS} or {@code removed -}; {@code steered ADDRESS}
- *     → {@code steered SOCKETS}; {@code share NODE NANOS} → {@code share FLOWS_OF_NODE FLOWS_ANSWERED_SINCE};
+ *     until all were); {@code removed ADDRESS} → {@code removed NANOS} or {@code removed -};
+ *     {@code share NODE NANOS} → {@code share FLOWS_OF_NODE FLOWS_ANSWERED_SINCE};
  *     {@code balance ADDRESS} → {@code balance SENT ACCOUNTED NOT_DELIVERED LOST [PROBLEMS]}.</li>
  * </ul>
  * Times are {@link System#nanoTime()}: on Linux the monotonic clock every process of the machine shares.
@@ -44,40 +34,11 @@ public final class FailoverChild
 
     public static void main(final String[] args)
     {
-        final PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-        final Logger root = LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
-        if (root instanceof ch.qos.logback.classic.Logger logback)
+        ChildProtocol.run(args, roleAndArgs ->
         {
-            logback.setLevel(Level.WARN);
-        }
-        final FailoverChild child;
-        try
-        {
-            child = start(args);
-        }
-        catch (final RuntimeException ex)
-        {
-            out.println(ClusterBenchChild.PREFIX + "error " + oneLine(ex));
-            Runtime.getRuntime().halt(1);
-            return;
-        }
-        out.println(ClusterBenchChild.PREFIX + "ready");
-        child.serve(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)), out);
-        final Thread halt = Thread.ofPlatform().daemon().name("xmit-bench-halt").unstarted(() ->
-        {
-            try
-            {
-                TimeUnit.MILLISECONDS.sleep(ClusterBenchChild.CLOSE_MILLIS);
-            }
-            catch (final InterruptedException ex)
-            {
-                return;
-            }
-            Runtime.getRuntime().halt(3);
+            final FailoverChild child = start(roleAndArgs);
+            return new ChildProtocol.Child(child::handle, child.close);
         });
-        halt.start();
-        child.close.run();
-        System.exit(0);
     }
 
     private static FailoverChild start(final String[] args)
@@ -97,40 +58,6 @@ public final class FailoverChild
             case "app" -> new FailoverChild(null, new AppNode(port, sockets, last, threads));
             default -> throw new IllegalArgumentException("unknown role '" + args[0] + "' (expected edge or app)");
         };
-    }
-
-    private void serve(final BufferedReader in, final PrintStream out)
-    {
-        String line;
-        try
-        {
-            while (null != (line = in.readLine()))
-            {
-                String reply;
-                try
-                {
-                    reply = handle(line.trim().split(" "));
-                }
-                catch (final RuntimeException ex)
-                {
-                    reply = "error " + oneLine(ex);
-                }
-                catch (final InterruptedException ex)
-                {
-                    Thread.currentThread().interrupt();
-                    reply = "error interrupted";
-                }
-                out.println(ClusterBenchChild.PREFIX + reply);
-                if ("quit".equals(line.trim()))
-                {
-                    return;
-                }
-            }
-        }
-        catch (final IOException ex)
-        {
-            out.println(ClusterBenchChild.PREFIX + "error " + oneLine(ex));
-        }
     }
 
     private String handle(final String[] command) throws InterruptedException
@@ -163,7 +90,6 @@ public final class FailoverChild
                 final Long at = edge.removedAt(command[1]);
                 yield "removed " + (null == at ? "-" : at.toString());
             }
-            case "steered" -> "steered " + edge.steered(command[1]);
             case "share" -> "share " + edge.book().servedBy(Integer.parseInt(command[1])) + " " +
                 edge.book().answeredSince(Long.parseLong(command[2]));
             case "balance" ->
@@ -176,10 +102,5 @@ public final class FailoverChild
             default -> throw new IllegalArgumentException("unknown command '" + String.join(" ", command) +
                 "' to the edge");
         };
-    }
-
-    private static String oneLine(final Throwable ex)
-    {
-        return String.valueOf(ex).replace('\n', ' ');
     }
 }

@@ -40,7 +40,6 @@ final class FailoverEdge implements AutoCloseable
     private final Map<String, Long> removed = new ConcurrentHashMap<>();
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong answered = new AtomicLong();
-    private final AtomicLong backPressured = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private volatile Thread load;
 
@@ -113,13 +112,6 @@ final class FailoverEdge implements AutoCloseable
         return removed.get(address);
     }
 
-    /** Its sockets the edge steers to now, of the live incarnation at {@code address}. */
-    int steered(final String address)
-    {
-        final EdgeDataPlane.NodeBooks books = edge.books().node(address);
-        return null == books || !books.live() ? 0 : books.steered();
-    }
-
     /**
      * Once every app node's socket is steered to, starts offering {@code rate} requests per second over the flows in
      * turn; returns when it started ({@link System#nanoTime()}).
@@ -168,7 +160,6 @@ final class FailoverEdge implements AutoCloseable
             final long result = clients[flow].sendTo(BenchPipeline.SERVICE, payload, 0, BenchPipeline.PAYLOAD);
             if (SendResult.BACK_PRESSURED == result || SendResult.SEND_BUFFER_FULL == result)
             {
-                backPressured.incrementAndGet();
                 continue;
             }
             (result > 0 ? sent : refused).incrementAndGet();
@@ -235,11 +226,6 @@ final class FailoverEdge implements AutoCloseable
             drops += pipeline.driver(port).stats(q).rxMissed() + pipeline.driver(port).stats(q).rxDropped();
         }
         return drops;
-    }
-
-    long backPressured()
-    {
-        return backPressured.get();
     }
 
     @Override
