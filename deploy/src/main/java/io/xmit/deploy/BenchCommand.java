@@ -437,7 +437,7 @@ final class BenchCommand implements Callable<Integer>
         return json(results, all, null, provenance);
     }
 
-    /** As {@link #json(List, boolean, Provenance)}, the cluster's object with a {@code failover} section if not null. */
+    /** As {@link #json(List, boolean, Provenance)}, the cluster's object with a {@code failover} section, if any. */
     static String json(final List<ScenarioResult> results, final boolean all, final FailoverResult failover,
         final Provenance provenance)
     {

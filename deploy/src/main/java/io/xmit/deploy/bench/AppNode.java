@@ -30,7 +30,9 @@ final class AppNode implements ChildRole
         this(seedPort, sockets, FailoverBook.NONE, threads);
     }
 
-    /** @param node a number the node writes into each reply ({@link BenchPipeline#echo}), or {@link FailoverBook#NONE}. */
+    /**
+     * @param node a number the node writes into each reply ({@link BenchPipeline#echo}), or {@link FailoverBook#NONE}.
+     */
     AppNode(final int seedPort, final int sockets, final int node, final DataPathThreads threads)
     {
         system = BenchClusterNodes.system(0);

@@ -27,7 +27,7 @@ public final class FailoverPhase
     private static final Duration COMMAND = Duration.ofSeconds(30);
     /** {@code load} waits on the edge for every app node's sockets to be steered to. */
     private static final Duration LOAD = Duration.ofSeconds(90);
-    /** Unreachable after the acceptable pause, removed after stable-after: 7 s, and a wide margin for a loaded machine. */
+    /** Unreachable after the acceptable pause, removed after stable-after: 7 s, and a margin for a loaded machine. */
     private static final Duration FAILOVER = Duration.ofSeconds(60);
     /** The load's requests in flight at quiet, answered or counted lost. */
     private static final Duration SETTLE = Duration.ofSeconds(20);
