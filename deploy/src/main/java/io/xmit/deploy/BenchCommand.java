@@ -264,11 +264,9 @@ final class BenchCommand implements Callable<Integer>
             failover.estimatedSeconds(), provenance.cpus(), provenance.jdk());
         final LiveOutput live = new LiveOutput(out, terminal);
         final List<ScenarioResult> results;
-        final FailoverResult failoverResult;
         try
         {
             results = List.of(ClusterBench.run(options, live));
-            failoverResult = 0 == failover.kills() ? null : FailoverPhase.run(failover, live);
         }
         catch (final IllegalStateException ex)
         {
@@ -277,10 +275,24 @@ final class BenchCommand implements Callable<Integer>
             return Main.EXIT_FAILED;
         }
         print(results.getFirst(), out, terminal);
-        if (null != failoverResult)
+        if (0 == failover.kills())
         {
-            print(failoverResult, out);
+            return write(results, provenance);
         }
+        final FailoverResult failoverResult;
+        try
+        {
+            failoverResult = FailoverPhase.run(failover, live);
+        }
+        catch (final IllegalStateException ex)
+        {
+            // The rounds' figures stand: written, and the run failed.
+            live.finish();
+            err.println("xmit bench: failover: " + ex.getMessage());
+            write(results, provenance);
+            return Main.EXIT_FAILED;
+        }
+        print(failoverResult, out);
         return write(results, failoverResult, provenance);
     }
 
