@@ -412,8 +412,9 @@ final class BenchCommand implements Callable<Integer>
         final String median = Units.micros(stat.median());
         final String min = Units.micros(stat.min());
         final String max = Units.micros(stat.max());
-        final String unit = median.substring(median.lastIndexOf(' '));
-        if (min.endsWith(unit) && max.endsWith(unit))
+        // A median that is not a number (a round that measured nothing) has no unit to share.
+        final String unit = median.substring(Math.max(0, median.lastIndexOf(' ')));
+        if (median.contains(" ") && min.endsWith(unit) && max.endsWith(unit))
         {
             return strip(median, unit) + " (" + strip(min, unit) + "–" + strip(max, unit) + ")" + unit;
         }

@@ -74,4 +74,14 @@ class BenchTableTest
         assertTrue(rows.get(3).startsWith("xps-rxqs  850 µs (812 µs–2.4 ms)  850 µs"), rows.get(3));
         assertTrue(rows.get(3).length() > 100, rows.get(3));
     }
+
+    /** A round that measured no RTT (a stalled flow) made the median n/a, and printing the table failed on it. */
+    @Test
+    void aTimeThatIsNotANumberPrintsAsNotAvailable()
+    {
+        assertEquals("n/a (120 µs–n/a)", BenchCommand.cell("rtt_p50_us", new Stat(Double.NaN, 120, Double.NaN,
+            List.of(120.0, Double.NaN))));
+        assertEquals("1.5 (1.2–2.0) ms", BenchCommand.cell("rtt_p50_us", new Stat(1_500, 1_200, 2_000,
+            List.of(1_200.0, 1_500.0, 2_000.0))));
+    }
 }
