@@ -2,6 +2,8 @@ package io.xmit.deploy;
 
 import ch.qos.logback.classic.Level;
 import io.xmit.deploy.bench.ClusterBench;
+import io.xmit.deploy.bench.FailoverPhase;
+import io.xmit.deploy.bench.FailoverResult;
 import io.xmit.deploy.bench.RrBench;
 import io.xmit.deploy.bench.ScenarioResult;
 import io.xmit.deploy.bench.Stat;
@@ -38,7 +40,7 @@ import java.util.concurrent.Callable;
 @Command(name = "bench",
     customSynopsis = {"xmit bench [-h] [--quick] [--json=FILE]",
         "                  [--report=FILE] [--rounds=N] [--flows=N] [--seconds=N]",
-        "                  [--rate=N] SCENARIO",
+        "                  [--rate=N] [--kills=N] SCENARIO",
         "       xmit bench compare A.json B.json"},
     description = "side-by-side benchmarks: tx (Mpps against the baselines), rr (closed-loop RTT by XPS mode), " +
         "cluster (one node, edge + app nodes, bare Aeron UDP)",
@@ -65,6 +67,7 @@ final class BenchCommand implements Callable<Integer>
     private int flows;
     private int seconds;
     private long rate;
+    private int kills = -1;
     private Path json;
     private Path report;
 
@@ -86,7 +89,8 @@ final class BenchCommand implements Callable<Integer>
             "(trace-miss) and 1 in 1,000 sampled (trace-1k)",
         "cluster: an echo service at a fixed request rate, each variant in JVMs of its own: single (one node), " +
             "cluster (an edge and two app nodes over Aeron UDP), aeron-udp (bare ping-pong, the hop's ceiling) " +
-            "(replies/s, RTT percentiles, CPU per 1,000 replies over all processes, bytes allocated per request)"})
+            "(replies/s, RTT percentiles, CPU per 1,000 replies over all processes, bytes allocated per request); " +
+            "then failover times over --kills SIGKILLs of an app node"})
     void scenario(final String name)
     {
         if (!SCENARIOS.contains(name))
@@ -132,6 +136,15 @@ final class BenchCommand implements Callable<Integer>
         rate = Args.intArg("--rate", text, 1, 1_000_000);
     }
 
+    @Option(names = "--kills", paramLabel = "N",
+        description = "cluster: app nodes killed (SIGKILL) one after another in the failover phase, each replaced by " +
+            "a new incarnation (default " + FailoverPhase.Options.DEFAULT_KILLS + ", quick " +
+            FailoverPhase.Options.QUICK_KILLS + "; 0 skips the phase)")
+    void kills(final String text)
+    {
+        kills = Args.intArg("--kills", text, 0, 100);
+    }
+
     @Option(names = "--json", paramLabel = "FILE", description = "also write the figures as JSON")
     void json(final String text)
     {
@@ -167,10 +180,10 @@ final class BenchCommand implements Callable<Integer>
         {
             return cluster();
         }
-        if (seconds > 0 || rate > 0)
+        if (seconds > 0 || rate > 0 || kills >= 0)
         {
-            throw new UsageException((seconds > 0 ? "--seconds " + seconds : "--rate " + rate) +
-                ": only cluster has it");
+            throw new UsageException((seconds > 0 ? "--seconds " + seconds : rate > 0 ? "--rate " + rate :
+                "--kills " + kills) + ": only cluster has it");
         }
 
         final boolean tracing = "trace".equals(scenario);
@@ -244,9 +257,11 @@ final class BenchCommand implements Callable<Integer>
         {
             options = options.withRate(rate);
         }
+        final FailoverPhase.Options failover = new FailoverPhase.Options(kills >= 0 ? kills : quick ?
+            FailoverPhase.Options.QUICK_KILLS : FailoverPhase.Options.DEFAULT_KILLS, options.rate(), options.flows());
         final Provenance provenance = Provenance.of(spec.commandLine().getParseResult().originalArgs());
-        out.printf(Locale.ROOT, "xmit bench cluster: about %d s; %d CPUs, JDK %s%n", options.estimatedSeconds(),
-            provenance.cpus(), provenance.jdk());
+        out.printf(Locale.ROOT, "xmit bench cluster: about %d s; %d CPUs, JDK %s%n", options.estimatedSeconds() +
+            failover.estimatedSeconds(), provenance.cpus(), provenance.jdk());
         final LiveOutput live = new LiveOutput(out, terminal);
         final List<ScenarioResult> results;
         try
@@ -260,22 +275,46 @@ final class BenchCommand implements Callable<Integer>
             return Main.EXIT_FAILED;
         }
         print(results.getFirst(), out, terminal);
-        return write(results, provenance);
+        if (0 == failover.kills())
+        {
+            return write(results, provenance);
+        }
+        final FailoverResult failoverResult;
+        try
+        {
+            failoverResult = FailoverPhase.run(failover, live);
+        }
+        catch (final IllegalStateException ex)
+        {
+            // The rounds' figures stand: written, and the run failed.
+            live.finish();
+            err.println("xmit bench: failover: " + ex.getMessage());
+            write(results, provenance);
+            return Main.EXIT_FAILED;
+        }
+        print(failoverResult, out);
+        return write(results, failoverResult, provenance);
     }
 
-    /** The --json and --report files, if asked for. */
     private int write(final List<ScenarioResult> results, final Provenance provenance)
+    {
+        return write(results, null, provenance);
+    }
+
+    /** The --json and --report files, if asked for; {@code failover} the cluster's failover phase, or null. */
+    private int write(final List<ScenarioResult> results, final FailoverResult failover, final Provenance provenance)
     {
         try
         {
             if (null != json)
             {
-                Files.writeString(json, json(results, "all".equals(scenario), provenance) + "\n", StandardCharsets.UTF_8);
+                Files.writeString(json, json(results, "all".equals(scenario), failover, provenance) + "\n",
+                    StandardCharsets.UTF_8);
                 out.println("JSON written to " + json);
             }
             if (null != report)
             {
-                Files.writeString(report, BenchReport.html(results, provenance), StandardCharsets.UTF_8);
+                Files.writeString(report, BenchReport.html(results, failover, provenance), StandardCharsets.UTF_8);
                 out.println("report written to " + report);
             }
         }
@@ -332,6 +371,28 @@ final class BenchCommand implements Callable<Integer>
         }
     }
 
+    /** The failover phase: each kill, then each figure's median with min–max over the kills whose books balanced. */
+    static void print(final FailoverResult failover, final PrintStream out)
+    {
+        out.printf(Locale.ROOT, "%nfailover — %s%n", failover.setup());
+        int k = 0;
+        for (final FailoverResult.Kill kill : failover.kills())
+        {
+            out.printf(Locale.ROOT, "kill %d: failover_ms %s (median flow %s)  removal_ms %s  flows_moved %d  lost " +
+                "%d%s%n", ++k, format(kill.failoverMs()), format(kill.failoverMedianMs()), format(kill.removalMs()),
+                kill.flowsMoved(), kill.lost(), kill.balanced() ? "" : "  BOOKS DO NOT BALANCE: " + kill.books());
+        }
+        for (final Map.Entry<String, Stat> figure : failover.summary().entrySet())
+        {
+            out.printf(Locale.ROOT, "failover %-20s %s%n", figure.getKey(), cell(figure.getValue()));
+        }
+        if (failover.unbalanced() > 0)
+        {
+            out.printf(Locale.ROOT, "failover: %d of %d kills left out, their books do not balance%n",
+                failover.unbalanced(), failover.kills().size());
+        }
+    }
+
     /** {@code median (min–max)}, with as many digits as the figure's size calls for. */
     static String cell(final Stat stat)
     {
@@ -344,15 +405,16 @@ final class BenchCommand implements Callable<Integer>
      */
     static String cell(final String figure, final Stat stat)
     {
-        if (!figure.endsWith("_us") || !Double.isFinite(stat.median()))
+        if (!figure.endsWith("_us"))
         {
             return cell(stat);
         }
         final String median = Units.micros(stat.median());
         final String min = Units.micros(stat.min());
         final String max = Units.micros(stat.max());
-        final String unit = median.substring(median.lastIndexOf(' '));
-        if (min.endsWith(unit) && max.endsWith(unit))
+        // A median that is not a number (a round that measured nothing) has no unit to share.
+        final String unit = median.substring(Math.max(0, median.lastIndexOf(' ')));
+        if (median.contains(" ") && min.endsWith(unit) && max.endsWith(unit))
         {
             return strip(median, unit) + " (" + strip(min, unit) + "–" + strip(max, unit) + ")" + unit;
         }
@@ -385,6 +447,13 @@ final class BenchCommand implements Callable<Integer>
      */
     static String json(final List<ScenarioResult> results, final boolean all, final Provenance provenance)
     {
+        return json(results, all, null, provenance);
+    }
+
+    /** As {@link #json(List, boolean, Provenance)}, the cluster's object with a {@code failover} section, if any. */
+    static String json(final List<ScenarioResult> results, final boolean all, final FailoverResult failover,
+        final Provenance provenance)
+    {
         final Json json = new Json();
         if (all)
         {
@@ -395,7 +464,34 @@ final class BenchCommand implements Callable<Integer>
             }
             return json.endArray().endObject().toString();
         }
-        return scenario(json.object(), results.getFirst(), provenance).endObject().toString();
+        scenario(json.object(), results.getFirst(), provenance);
+        if (null != failover)
+        {
+            failover(json, failover);
+        }
+        return json.endObject().toString();
+    }
+
+    /**
+     * {@code "failover": {"setup", "kills": [{failover_ms, failover_median_ms, removal_ms, flows_moved, lost, balanced,
+     * books}], "unbalanced", "summary": {figure: stat over the balanced kills}}}.
+     */
+    private static void failover(final Json json, final FailoverResult failover)
+    {
+        json.object("failover").field("setup", failover.setup()).array("kills");
+        for (final FailoverResult.Kill kill : failover.kills())
+        {
+            json.object().field("failover_ms", kill.failoverMs()).field("failover_median_ms", kill.failoverMedianMs())
+                .field("removal_ms", kill.removalMs()).field("flows_moved", kill.flowsMoved())
+                .field("lost", kill.lost()).field("balanced", kill.balanced()).field("books", kill.books())
+                .endObject();
+        }
+        json.endArray().field("unbalanced", failover.unbalanced()).object("summary");
+        for (final Map.Entry<String, Stat> figure : failover.summary().entrySet())
+        {
+            stat(json, figure.getKey(), figure.getValue());
+        }
+        json.endObject().endObject();
     }
 
     private static Json provenance(final Json json, final Provenance provenance)

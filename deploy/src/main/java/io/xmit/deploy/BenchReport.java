@@ -1,5 +1,6 @@
 package io.xmit.deploy;
 
+import io.xmit.deploy.bench.FailoverResult;
 import io.xmit.deploy.bench.ScenarioResult;
 import io.xmit.deploy.bench.Stat;
 import io.xmit.deploy.bench.Target;
@@ -47,6 +48,12 @@ final class BenchReport
 
     static String html(final List<ScenarioResult> results, final Provenance provenance)
     {
+        return html(results, null, provenance);
+    }
+
+    /** As {@link #html(List, Provenance)}, with the cluster's failover phase after the scenarios if not null. */
+    static String html(final List<ScenarioResult> results, final FailoverResult failover, final Provenance provenance)
+    {
         final StringBuilder html = new StringBuilder(16_384);
         html.append("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n")
             .append("<meta charset=\"utf-8\"/>\n<title>xmit bench</title>\n<style>\n")
@@ -67,7 +74,46 @@ final class BenchReport
         {
             scenario(html, result);
         }
+        if (null != failover)
+        {
+            failover(html, failover);
+        }
         return html.append("</body>\n</html>\n").toString();
+    }
+
+    /**
+     * A row per kill ({@code data-kill}, each figure a {@code data-figure} cell, a kill whose books do not balance
+     * marked and said why), then each figure's median (min–max) over the balanced kills.
+     */
+    private static void failover(final StringBuilder html, final FailoverResult failover)
+    {
+        html.append("<section id=\"failover\">\n<h2>failover</h2>\n<p>").append(escape(failover.setup()))
+            .append("</p>\n<table>\n<tr><th>kill</th>");
+        for (final String figure : FailoverResult.FIGURES)
+        {
+            html.append("<th>").append(escape(figure)).append("</th>");
+        }
+        html.append("<th>books</th></tr>\n");
+        int k = 0;
+        for (final FailoverResult.Kill kill : failover.kills())
+        {
+            html.append("<tr data-kill=\"").append(++k).append("\"><td>").append(k).append("</td>");
+            for (final String figure : FailoverResult.FIGURES)
+            {
+                final double value = FailoverResult.figure(kill, figure);
+                html.append("<td data-figure=\"").append(escape(figure)).append("\" data-value=\"")
+                    .append(number(value)).append("\">").append(escape(BenchCommand.format(value))).append("</td>");
+            }
+            html.append(kill.balanced() ? "<td class=\"met\">balanced</td>" : "<td class=\"missed\">" +
+                escape("do not balance: " + kill.books()) + "</td>").append("</tr>\n");
+        }
+        html.append("</table>\n<table>\n<tr><th>over the balanced kills</th><th>median (min–max)</th></tr>\n");
+        for (final Map.Entry<String, Stat> figure : failover.summary().entrySet())
+        {
+            html.append("<tr><td>").append(escape(figure.getKey())).append("</td><td>")
+                .append(escape(BenchCommand.cell(figure.getValue()))).append("</td></tr>\n");
+        }
+        html.append("</table>\n</section>\n");
     }
 
     /** Where the figures come from: one row per field, named by {@code data-field} as in the JSON. */

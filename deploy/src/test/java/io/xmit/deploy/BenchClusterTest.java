@@ -26,16 +26,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code xmit bench cluster}, one short round of each variant in its child JVMs, at a rate every variant keeps up
  * with: every request sent is answered once the load stops, each variant ran in its number of processes, the figures
- * are in the JSON and the report, and no child JVM is left. Its options are refused by name where they do not apply.
+ * are in the JSON and the report, and no child JVM is left; then the failover phase's one kill, its books balanced.
+ * Its options are refused by name where they do not apply.
  */
 class BenchClusterTest
 {
     @TempDir
     Path dir;
 
-    /** 103 s with the load average at 20 on the 2 cores: mostly six JVMs starting and the cluster forming. */
+    /**
+     * 103 s with the load average at 20 on the 2 cores: mostly six JVMs starting and the cluster forming; the
+     * failover phase's kill adds four JVMs and some 10 s of detection and removal.
+     */
     @Test
-    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    @Timeout(value = 420, unit = TimeUnit.SECONDS)
     void oneRoundOfEachVariantAnswersEveryRequestAndLeavesNoProcess() throws Exception
     {
         final Path json = dir.resolve("cluster.json");
@@ -78,6 +82,16 @@ class BenchClusterTest
         }
         assertEquals(List.of("rtt_percentiles_us", "cpu_ms_per_1k_replies"), charts);
         assertTrue(Files.readString(html, StandardCharsets.UTF_8).contains("data-variant=\"aeron-udp\""));
+
+        final Config failover = cluster.getConfig("failover");
+        final Config kill = failover.getConfigList("kills").getFirst();
+        assertEquals(List.of(1, 0, true, ""), List.of(failover.getConfigList("kills").size(),
+            failover.getInt("unbalanced"), kill.getBoolean("balanced"), kill.getString("books")), failover.toString());
+        assertTrue(kill.getInt("flows_moved") > 0 && kill.getDouble("failover_ms") > 0 &&
+            kill.getDouble("removal_ms") > 0, kill.toString());
+        assertEquals(kill.getDouble("failover_ms"), failover.getDouble("summary.failover_ms.median"));
+        final String page = Files.readString(html, StandardCharsets.UTF_8);
+        assertTrue(page.contains("<section id=\"failover\">") && page.contains("<tr data-kill=\"1\">"), page);
     }
 
     @Test
@@ -89,14 +103,16 @@ class BenchClusterTest
             RunCommandTest.xmit("bench", "rr", "--rate", "100").err());
         assertEquals("xmit bench: --flows 4: only rr (and all) has flows\n",
             RunCommandTest.xmit("bench", "cluster", "--flows", "4").err());
+        assertEquals("xmit bench: --kills 2: only cluster has it\n",
+            RunCommandTest.xmit("bench", "rr", "--kills", "2").err());
         assertEquals(Main.EXIT_USAGE, RunCommandTest.xmit("bench", "cluster", "--rate", "0").code());
     }
 
-    /** This JVM's children that run a bench role. */
+    /** This JVM's children that run a bench role, of the rounds or of the failover phase. */
     private static List<String> children()
     {
         return ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
             .map(process -> process.info().commandLine().orElse(""))
-            .filter(line -> line.contains("ClusterBenchChild")).toList();
+            .filter(line -> line.contains("ClusterBenchChild") || line.contains("FailoverChild")).toList();
     }
 }

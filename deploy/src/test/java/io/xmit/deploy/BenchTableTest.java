@@ -86,4 +86,14 @@ class BenchTableTest
         assertEquals("n/a (n/a–n/a)", BenchCommand.cell("rtt_p50_us", new Stat(Double.NaN, Double.NaN, Double.NaN,
             List.of())));
     }
+
+    /** A round that measured no RTT (a stalled flow) made the median n/a, and printing the table failed on it. */
+    @Test
+    void aTimeThatIsNotANumberPrintsAsNotAvailable()
+    {
+        assertEquals("n/a (120 µs–n/a)", BenchCommand.cell("rtt_p50_us", new Stat(Double.NaN, 120, Double.NaN,
+            List.of(120.0, Double.NaN))));
+        assertEquals("1.5 (1.2–2.0) ms", BenchCommand.cell("rtt_p50_us", new Stat(1_500, 1_200, 2_000,
+            List.of(1_200.0, 1_500.0, 2_000.0))));
+    }
 }

@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import akka.actor.typed.ActorRef;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.Props;
+import akka.cluster.typed.Cluster;
 import io.xmit.deploy.cluster.data.AppDataPlane;
 import io.xmit.transport.ring.NetworkRings;
 
@@ -26,6 +27,14 @@ final class AppNode implements ChildRole
      */
     AppNode(final int seedPort, final int sockets, final DataPathThreads threads)
     {
+        this(seedPort, sockets, FailoverBook.NONE, threads);
+    }
+
+    /**
+     * @param node a number the node writes into each reply ({@link BenchPipeline#echo}), or {@link FailoverBook#NONE}.
+     */
+    AppNode(final int seedPort, final int sockets, final int node, final DataPathThreads threads)
+    {
         system = BenchClusterNodes.system(0);
         rings = BenchClusterNodes.rings("bench-app");
         BenchClusterNodes.join(system, seedPort);
@@ -35,12 +44,18 @@ final class AppNode implements ChildRole
         {
             final int index = s;
             final AppDataPlane.Opened opened = BenchClusterNodes.ask(system, app, replyTo ->
-                new AppDataPlane.Open("echo", index, BenchPipeline.echo(threads, echoed, refused), replyTo));
+                new AppDataPlane.Open("echo", index, BenchPipeline.echo(threads, echoed, refused, node), replyTo));
             if (null != opened.refusal())
             {
                 throw new IllegalStateException("the edge refused socket " + index + " of echo: " + opened.refusal());
             }
         }
+    }
+
+    /** Its address in the cluster, as the edge's books name it. */
+    String address()
+    {
+        return Cluster.get(system).selfMember().address().toString();
     }
 
     @Override

@@ -30,6 +30,8 @@ final class BenchPipeline implements AutoCloseable
     /** The Ethernet, IPv4 and UDP headers in front of the payload. */
     static final int HEADERS = 14 + 20 + 8;
     static final int CLIENT_PORT = 20_000;
+    /** Where an echo that names its node writes the node's number into the reply: after the send time. */
+    static final int NODE_OFFSET = Long.BYTES;
     /** An echo retries a back-pressured reply this many times before it counts it refused. */
     static final int REPLY_TRIES = 100_000;
     private static final Duration STOP_DEADLINE = Duration.ofSeconds(10);
@@ -72,11 +74,25 @@ final class BenchPipeline implements AutoCloseable
      */
     static DatagramHandler echo(final DataPathThreads threads, final AtomicLong echoed, final AtomicLong refused)
     {
+        return echo(threads, echoed, refused, FailoverBook.NONE);
+    }
+
+    /**
+     * As {@link #echo(DataPathThreads, AtomicLong, AtomicLong)}, the reply carrying {@code node} at
+     * {@link #NODE_OFFSET} unless it is {@link FailoverBook#NONE}: the failover phase's edge knows who answered.
+     */
+    static DatagramHandler echo(final DataPathThreads threads, final AtomicLong echoed, final AtomicLong refused,
+        final int node)
+    {
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[2048]);
         return (socket, request) ->
         {
             threads.enter();
             buffer.putBytes(0, request.buffer(), request.payloadOffset(), request.payloadLength());
+            if (FailoverBook.NONE != node)
+            {
+                buffer.putInt(NODE_OFFSET, node);
+            }
             long result;
             int tries = 0;
             while ((result = socket.reply(request, buffer, 0, request.payloadLength())) == SendResult.BACK_PRESSURED &&

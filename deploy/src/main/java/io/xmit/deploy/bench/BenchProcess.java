@@ -44,9 +44,16 @@ final class BenchProcess implements AutoCloseable
      */
     static BenchProcess start(final String name, final String... roleAndArgs)
     {
+        return start(name, ClusterBenchChild.class, roleAndArgs);
+    }
+
+    /** As {@link #start(String, String...)}, running {@code main}'s main, which speaks the same protocol. */
+    static BenchProcess start(final String name, final Class<?> main, final String... roleAndArgs)
+    {
         try
         {
-            return new BenchProcess(name, new ProcessBuilder(command(roleAndArgs)).redirectErrorStream(true).start());
+            return new BenchProcess(name, new ProcessBuilder(command(main, roleAndArgs)).redirectErrorStream(true)
+                .start());
         }
         catch (final IOException ex)
         {
@@ -65,7 +72,7 @@ final class BenchProcess implements AutoCloseable
     }
 
     /** This JVM's java and flags (a debugger's agent left out: every child would listen on its port). */
-    static List<String> command(final String... roleAndArgs)
+    static List<String> command(final Class<?> main, final String... roleAndArgs)
     {
         final List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse(
@@ -77,7 +84,7 @@ final class BenchProcess implements AutoCloseable
                 command.add(arg);
             }
         }
-        command.addAll(List.of(HEAP, "-cp", System.getProperty("java.class.path"), ClusterBenchChild.class.getName()));
+        command.addAll(List.of(HEAP, "-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(List.of(roleAndArgs));
         return command;
     }
@@ -181,6 +188,12 @@ final class BenchProcess implements AutoCloseable
     String name()
     {
         return name;
+    }
+
+    /** SIGKILL, as a crash: no quit, no wait ({@link #close()} still waits for it and forgets it). */
+    void killNow()
+    {
+        process.destroyForcibly();
     }
 
     /** Asks it to quit, without waiting: several processes stop at once, then {@link #close()} waits for each. */

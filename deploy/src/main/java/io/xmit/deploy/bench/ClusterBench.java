@@ -322,7 +322,7 @@ public final class ClusterBench
     }
 
     /** A port of 127.0.0.1 that was free a moment ago: UDP, or TCP (Artery's). */
-    private static int freePort(final boolean udp)
+    static int freePort(final boolean udp)
     {
         try
         {

@@ -1,18 +1,9 @@
 package io.xmit.deploy.bench;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-
-import ch.qos.logback.classic.Level;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The main of each child JVM of the {@code cluster} bench ({@link ClusterBench}): runs one {@link ChildRole} and
@@ -53,41 +44,11 @@ public final class ClusterBenchChild
      *  {@code ping PORT PONG_PORT}, {@code pong PORT PING_PORT}. */
     public static void main(final String[] args)
     {
-        final PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-        final Logger root = LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
-        if (root instanceof ch.qos.logback.classic.Logger logback)
+        ChildProtocol.run(args, roleAndArgs ->
         {
-            logback.setLevel(Level.WARN);
-        }
-        final ClusterBenchChild child;
-        try
-        {
-            child = start(args);
-        }
-        catch (final RuntimeException ex)
-        {
-            out.println(PREFIX + "error " + oneLine(ex));
-            Runtime.getRuntime().halt(1);
-            return;
-        }
-        out.println(PREFIX + "ready");
-        child.serve(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)), out);
-        final Thread halt = new Thread(() ->
-        {
-            try
-            {
-                TimeUnit.MILLISECONDS.sleep(CLOSE_MILLIS);
-            }
-            catch (final InterruptedException ex)
-            {
-                return;
-            }
-            Runtime.getRuntime().halt(3);
-        }, "xmit-bench-halt");
-        halt.setDaemon(true);
-        halt.start();
-        child.role.close();
-        System.exit(0);
+            final ClusterBenchChild child = start(roleAndArgs);
+            return new ChildProtocol.Child(child::handle, child.role::close);
+        });
     }
 
     private static ClusterBenchChild start(final String[] args)
@@ -117,40 +78,6 @@ public final class ClusterBenchChild
         }, threads);
     }
 
-    private void serve(final BufferedReader in, final PrintStream out)
-    {
-        String line;
-        try
-        {
-            while (null != (line = in.readLine()))
-            {
-                String reply;
-                try
-                {
-                    reply = handle(line.trim().split(" "));
-                }
-                catch (final RuntimeException ex)
-                {
-                    reply = "error " + oneLine(ex);
-                }
-                catch (final InterruptedException ex)
-                {
-                    Thread.currentThread().interrupt();
-                    reply = "error interrupted";
-                }
-                out.println(PREFIX + reply);
-                if ("quit".equals(line.trim()))
-                {
-                    return;
-                }
-            }
-        }
-        catch (final IOException ex)
-        {
-            out.println(PREFIX + "error " + oneLine(ex));
-        }
-    }
-
     private String handle(final String[] command) throws InterruptedException
     {
         return switch (command[0])
@@ -178,10 +105,5 @@ public final class ClusterBenchChild
             case "quit" -> "ok";
             default -> throw new IllegalArgumentException("unknown command '" + String.join(" ", command) + "'");
         };
-    }
-
-    private static String oneLine(final Throwable ex)
-    {
-        return String.valueOf(ex).replace('\n', ' ');
     }
 }

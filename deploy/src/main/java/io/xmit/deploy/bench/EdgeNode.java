@@ -56,8 +56,18 @@ final class EdgeNode implements PipelineRole
 
     private int steered()
     {
-        final EdgeDataPlane.EdgeBooks books = BenchClusterNodes.ask(system, edge, EdgeDataPlane.GetBooks::new);
-        return books.nodes().stream().mapToInt(EdgeDataPlane.NodeBooks::steered).sum();
+        return books().nodes().stream().mapToInt(EdgeDataPlane.NodeBooks::steered).sum();
+    }
+
+    /** The data plane's books of every app node incarnation it has known. */
+    EdgeDataPlane.EdgeBooks books()
+    {
+        return BenchClusterNodes.ask(system, edge, EdgeDataPlane.GetBooks::new);
+    }
+
+    ActorSystem<Void> system()
+    {
+        return system;
     }
 
     /** The pipeline first (its actors must still run to stop), then the system, then the UDP rings. */

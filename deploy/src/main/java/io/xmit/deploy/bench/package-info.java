@@ -7,6 +7,7 @@
  * run alternately in one process and each figure is summarised over rounds ({@link io.xmit.deploy.bench.Stat}). The
  * {@code cluster} scenario ({@link io.xmit.deploy.bench.ClusterBench}) runs each variant in child JVMs instead
  * ({@code BenchProcess}, {@link io.xmit.deploy.bench.ClusterBenchChild}): one node, an edge and two app nodes over
- * the cluster's data path, and bare Aeron UDP.
+ * the cluster's data path, and bare Aeron UDP; its failover phase ({@link io.xmit.deploy.bench.FailoverPhase}) kills
+ * app nodes under load and times how long their flows go unanswered ({@code FailoverChild}).
  */
 package io.xmit.deploy.bench;
