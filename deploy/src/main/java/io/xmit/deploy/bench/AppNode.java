@@ -51,6 +51,12 @@ final class AppNode implements ChildRole
 
     /** As a crash would: no leave (the bench is over, the edge stops next). */
     @Override
+    public long repliesRefused()
+    {
+        return refused.get();
+    }
+
+    @Override
     public void close()
     {
         try

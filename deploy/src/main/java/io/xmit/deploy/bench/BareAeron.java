@@ -36,6 +36,7 @@ final class BareAeron implements AutoCloseable
     private final Publication publication;
     private final Subscription subscription;
     private final String name;
+    private final String remote;
     private final DataPathThreads threads;
     private Thread poller;
     private volatile boolean running = true;
@@ -48,6 +49,7 @@ final class BareAeron implements AutoCloseable
         final DataPathThreads threads)
     {
         this.name = name;
+        this.remote = "127.0.0.1:" + remotePort + " stream " + outStream;
         this.threads = threads;
         final RingsConfig rings = RingsConfig.defaults().withMaxFrameLength(BenchClusterNodes.MAX_FRAME);
         final DataPlaneConfig plane = DataPlaneConfig.forFrames(rings);
@@ -81,10 +83,14 @@ final class BareAeron implements AutoCloseable
         poller.start();
     }
 
-    /** Waits up to {@code timeout} until the other end's subscription answers this end's publication. */
+    /**
+     * Waits up to {@code timeout} until the other end's subscription answers this end's publication: until then an
+     * offer is refused {@code NOT_CONNECTED}.
+     */
     void awaitConnected(final java.time.Duration timeout)
     {
-        BenchClusterNodes.await("the other end connected", publication::isConnected, timeout);
+        BenchClusterNodes.await(name + "'s publication to " + remote + " connected", publication::isConnected,
+            timeout);
     }
 
     /** Offers one message; true if it was taken, false if back-pressured or not yet connected. */

@@ -10,6 +10,16 @@ interface ChildRole extends AutoCloseable
     /** Packets this process handled on its data path so far: replies received, or requests answered. */
     long packets();
 
+    /**
+     * Requests whose reply this process's echo gave up on (its send refused: back-pressured beyond the echo's
+     * retries, not connected, stopped): each a request the load never sees answered. None in a process that echoes
+     * nothing.
+     */
+    default long repliesRefused()
+    {
+        return 0;
+    }
+
     /** The offered load of a process that offers it. */
     default PacedLoad load()
     {

@@ -31,6 +31,12 @@ final class SingleNode implements PipelineRole
     }
 
     @Override
+    public long repliesRefused()
+    {
+        return refused.get();
+    }
+
+    @Override
     public void close()
     {
         try
