@@ -1,7 +1,6 @@
 package io.xmit.deploy.bench;
 
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The other end of {@code aeron-udp}: every message polled is offered back, unchanged, on its publication. It polls
@@ -10,8 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class AeronPong implements ChildRole
 {
-    private final AtomicLong echoed = new AtomicLong();
-    private final AtomicLong refused = new AtomicLong();
+    private final EchoCounts echoes = new EchoCounts();
     private final BareAeron aeron;
 
     AeronPong(final int localPort, final int pingPort, final DataPathThreads threads)
@@ -32,19 +30,19 @@ final class AeronPong implements ChildRole
             aeron.close();
             throw ex;
         }
-        aeron.start((buffer, offset, length, header) -> aeron.echo(buffer, offset, length, echoed, refused));
+        aeron.start((buffer, offset, length, header) -> aeron.echo(buffer, offset, length, echoes));
     }
 
     @Override
     public long packets()
     {
-        return echoed.get() + refused.get();
+        return echoes.handled();
     }
 
     @Override
-    public long repliesRefused()
+    public String repliesLost()
     {
-        return refused.get();
+        return echoes.lost();
     }
 
     @Override

@@ -1,7 +1,5 @@
 package io.xmit.deploy.bench;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 import io.aeron.Aeron;
 import io.aeron.ExclusivePublication;
 import io.aeron.Publication;
@@ -99,17 +97,32 @@ final class BareAeron implements AutoCloseable
         return publication.offer(buffer, offset, length) > 0;
     }
 
-    /** Offers, retrying a back-pressured message up to {@link BenchPipeline#REPLY_TRIES} times; counts the outcome. */
-    void echo(final DirectBuffer buffer, final int offset, final int length, final AtomicLong echoed,
-        final AtomicLong refused)
+    /**
+     * Offers, retrying a back-pressured message (or one Aeron asks to retry, {@code ADMIN_ACTION}) up to
+     * {@link BenchPipeline#REPLY_TRIES} times; counts the outcome. Any other refusal ({@code NOT_CONNECTED},
+     * {@code CLOSED}, {@code MAX_POSITION_EXCEEDED}) is counted at once: retrying would not change it.
+     */
+    void echo(final DirectBuffer buffer, final int offset, final int length, final EchoCounts counts)
     {
         int tries = 0;
-        boolean taken;
-        while (!(taken = offer(buffer, offset, length)) && ++tries < BenchPipeline.REPLY_TRIES)
+        long result;
+        while (((result = publication.offer(buffer, offset, length)) == Publication.BACK_PRESSURED ||
+            result == Publication.ADMIN_ACTION) && ++tries < BenchPipeline.REPLY_TRIES)
         {
             Thread.onSpinWait();
         }
-        (taken ? echoed : refused).incrementAndGet();
+        if (result > 0)
+        {
+            counts.echoed();
+        }
+        else if (result == Publication.BACK_PRESSURED || result == Publication.ADMIN_ACTION)
+        {
+            counts.backPressured();
+        }
+        else
+        {
+            counts.refused();
+        }
     }
 
     @Override

@@ -1,7 +1,6 @@
 package io.xmit.deploy.bench;
 
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
 
 import akka.actor.typed.ActorSystem;
 import io.xmit.actors.DatagramHandler;
@@ -30,7 +29,7 @@ final class BenchPipeline implements AutoCloseable
     /** The Ethernet, IPv4 and UDP headers in front of the payload. */
     static final int HEADERS = 14 + 20 + 8;
     static final int CLIENT_PORT = 20_000;
-    /** An echo retries a back-pressured reply this many times before it counts it refused. */
+    /** An echo retries a back-pressured reply this many times before it gives up on it. */
     static final int REPLY_TRIES = 100_000;
     private static final Duration STOP_DEADLINE = Duration.ofSeconds(10);
 
@@ -57,12 +56,12 @@ final class BenchPipeline implements AutoCloseable
     }
 
     /** Opens {@code sockets} sockets of the service on this pipeline, spread over the CPUs, each echoing. */
-    void openLocalService(final int sockets, final AtomicLong echoed, final AtomicLong refused)
+    void openLocalService(final int sockets, final EchoCounts counts)
     {
         for (int s = 0; s < sockets; s++)
         {
             pipeline.openUdp(SocketOptions.udp4(SERVICE.port()).reusePort(true).onCpu(s % CPUS)
-                .handler(echo(threads, echoed, refused)));
+                .handler(echo(threads, counts)));
         }
     }
 
@@ -70,7 +69,7 @@ final class BenchPipeline implements AutoCloseable
      * A service socket's handler: the request's payload copied into the socket's own buffer (its handler runs on one
      * thread at a time) and sent back as the reply, a back-pressured reply retried up to {@link #REPLY_TRIES} times.
      */
-    static DatagramHandler echo(final DataPathThreads threads, final AtomicLong echoed, final AtomicLong refused)
+    static DatagramHandler echo(final DataPathThreads threads, final EchoCounts counts)
     {
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[2048]);
         return (socket, request) ->
@@ -84,7 +83,18 @@ final class BenchPipeline implements AutoCloseable
             {
                 Thread.onSpinWait();
             }
-            (result > 0 ? echoed : refused).incrementAndGet();
+            if (result > 0)
+            {
+                counts.echoed();
+            }
+            else if (SendResult.BACK_PRESSURED == result)
+            {
+                counts.backPressured();
+            }
+            else
+            {
+                counts.refused();
+            }
         };
     }
 

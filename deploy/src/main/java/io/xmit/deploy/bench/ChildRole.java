@@ -11,13 +11,12 @@ interface ChildRole extends AutoCloseable
     long packets();
 
     /**
-     * Requests whose reply this process's echo gave up on (its send refused: back-pressured beyond the echo's
-     * retries, not connected, stopped): each a request the load never sees answered. None in a process that echoes
-     * nothing.
+     * Requests whose reply this process's echo gave up on, {@link EchoCounts#lost()}: {@code BACK_PRESSURED REFUSED}.
+     * Each a request the load never sees answered; none in a process that echoes nothing.
      */
-    default long repliesRefused()
+    default String repliesLost()
     {
-        return 0;
+        return "0 0";
     }
 
     /** The offered load of a process that offers it. */

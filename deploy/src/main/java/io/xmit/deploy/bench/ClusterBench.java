@@ -115,13 +115,14 @@ public final class ClusterBench
      *                      not.
      * @param sent          requests sent over the whole round.
      * @param answered      replies received over the whole round, once the load stopped and the last came.
-     * @param refused       requests whose reply an echo gave up on, summed over the processes: lost, with reason.
+     * @param replyBackPressured requests whose reply an echo gave up on still back-pressured, over the processes.
+     * @param replyRefused  requests whose reply an echo had refused otherwise (not connected, stopped).
      * @param backPressured sends the pacer retried.
      * @param processes     the variant's JVMs.
      */
     record Round(long replies, long windowNanos, Histogram rtt, long cpuNanos, List<AllocationWindow> window,
-        List<AllocationWindow> slow, List<AllocationWindow> fast, long sent, long answered, long refused,
-        long backPressured, int processes)
+        List<AllocationWindow> slow, List<AllocationWindow> fast, long sent, long answered,
+        long replyBackPressured, long replyRefused, long backPressured, int processes)
     {
         /** An upper bound: all the data-path threads allocated over the window, per reply. */
         double bytesPerRequest()
@@ -174,12 +175,12 @@ public final class ClusterBench
                 final Round result = round(VARIANTS.get(v), options);
                 results.get(v).add(result);
                 out.println(String.format(Locale.ROOT, "  %d/%d round %d %-9s %,8.0f replies/s  RTT p50 %s p99 %s  " +
-                    "CPU %.1f ms/1k replies  %.2f B/request  %.2f B/packet marginal  lost %d (%d replies refused)",
+                    "CPU %.1f ms/1k replies  %.2f B/request  %.2f B/packet marginal  lost %d (replies back-pressured %d, refused %d)",
                     (round - 1) * count + i + 1,
                     options.rounds() * count, round, VARIANTS.get(v), result.repliesPerSecond(),
                     Units.nanos(result.rtt().getValueAtPercentile(50)), Units.nanos(result.rtt().getValueAtPercentile(99)),
                     result.cpuMillisPer1k(), result.bytesPerRequest(), result.bytesPerPacketMarginal(),
-                    result.sent() - result.answered(), result.refused()));
+                    result.sent() - result.answered(), result.replyBackPressured(), result.replyRefused()));
             }
         }
         out.finish();
@@ -222,14 +223,17 @@ public final class ClusterBench
                 throw new IllegalStateException(variant + ": a request was refused (not back-pressure): the " +
                     "pipeline stopped; sent " + rest[0] + ", answered " + rest[1]);
             }
-            long refused = 0;
+            long replyBackPressured = 0;
+            long replyRefused = 0;
             for (final BenchProcess process : processes)
             {
-                refused += Long.parseLong(process.call("refused", COMMAND));
+                final String[] lost = process.call("refused", COMMAND).split(" ");
+                replyBackPressured += Long.parseLong(lost[0]);
+                replyRefused += Long.parseLong(lost[1]);
             }
             return new Round(Long.parseLong(end[0]), Long.parseLong(end[1]), PacedLoad.histogram(end[2]), cpuNanos,
-                window, slow, fast, Long.parseLong(rest[0]), Long.parseLong(rest[1]), refused,
-                Long.parseLong(rest[2]), processes.size());
+                window, slow, fast, Long.parseLong(rest[0]), Long.parseLong(rest[1]),
+                replyBackPressured, replyRefused, Long.parseLong(rest[2]), processes.size());
         }
         finally
         {
@@ -356,8 +360,10 @@ public final class ClusterBench
             add(values, "bytes_per_request_upper_bound", round.bytesPerRequest());
             add(values, "bytes_per_packet_marginal", round.bytesPerPacketMarginal());
             add(values, "requests_lost", round.sent() - round.answered());
-            add(values, "requests_lost_reply_refused", round.refused());
-            add(values, "requests_lost_no_reply", round.sent() - round.answered() - round.refused());
+            add(values, "requests_lost_reply_back_pressured", round.replyBackPressured());
+            add(values, "requests_lost_reply_refused", round.replyRefused());
+            add(values, "requests_lost_no_reply", round.sent() - round.answered() - round.replyBackPressured() -
+                round.replyRefused());
             add(values, "sends_back_pressured", round.backPressured());
             add(values, "processes", round.processes());
         }

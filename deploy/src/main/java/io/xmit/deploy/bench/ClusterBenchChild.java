@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * <li>{@code window}: the measured window opens → {@code ok}; {@code end} → {@code end REPLIES NANOS HISTOGRAM};</li>
  * <li>{@code alloc} → {@code alloc BYTES PACKETS NANOS} since the mark;</li>
  * <li>{@code stop}: the load stops and the last replies come → {@code rest SENT REPLIES BACK_PRESSURED};</li>
- * <li>{@code refused} → {@code refused N}: requests whose reply this process's echo gave up on so far;</li>
+ * <li>{@code refused} → {@code refused BACK_PRESSURED REFUSED}: requests whose reply this process's echo gave up
+ *     on so far, still back-pressured after its retries or refused otherwise;</li>
  * <li>{@code quit} → {@code ok}, then the role closes and the JVM exits; so does the end of stdin (the parent
  *     gone).</li>
  * </ul>
@@ -188,7 +189,7 @@ public final class ClusterBenchChild
                 yield String.format(Locale.ROOT, "alloc %d %d %d", bytes, packets, System.nanoTime() - markedNanos);
             }
             case "stop" -> "rest " + role.load().stop(REST_NANOS);
-            case "refused" -> "refused " + role.repliesRefused();
+            case "refused" -> "refused " + role.repliesLost();
             case "quit" -> "ok";
             default -> throw new IllegalArgumentException("unknown command '" + String.join(" ", command) + "'");
         };

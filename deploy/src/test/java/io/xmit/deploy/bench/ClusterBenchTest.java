@@ -62,7 +62,7 @@ class ClusterBenchTest
         rtt.recordValueWithCount(rttNanos, replies);
         final List<AllocationWindow> fast = List.of(new AllocationWindow(500, replies, SECOND));
         return new ClusterBench.Round(replies, SECOND, rtt, cpuNanos, fast,
-            List.of(new AllocationWindow(500, replies / 4, SECOND)), fast, replies, replies, 0, 0, 1);
+            List.of(new AllocationWindow(500, replies / 4, SECOND)), fast, replies, replies, 0, 0, 0, 1);
     }
 
     /** Each round's value within HdrHistogram's 3 digits. */
