@@ -1,7 +1,5 @@
 package io.xmit.deploy.bench;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 import akka.actor.typed.ActorRef;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.Props;
@@ -18,8 +16,7 @@ final class AppNode implements ChildRole
 {
     private final ActorSystem<Void> system;
     private final NetworkRings rings;
-    private final AtomicLong echoed = new AtomicLong();
-    private final AtomicLong refused = new AtomicLong();
+    private final EchoCounts echoes = new EchoCounts();
 
     /**
      * @param seedPort the edge's cluster port.
@@ -44,7 +41,7 @@ final class AppNode implements ChildRole
         {
             final int index = s;
             final AppDataPlane.Opened opened = BenchClusterNodes.ask(system, app, replyTo ->
-                new AppDataPlane.Open("echo", index, BenchPipeline.echo(threads, echoed, refused, node), replyTo));
+                new AppDataPlane.Open("echo", index, BenchPipeline.echo(threads, echoes, node), replyTo));
             if (null != opened.refusal())
             {
                 throw new IllegalStateException("the edge refused socket " + index + " of echo: " + opened.refusal());
@@ -61,10 +58,16 @@ final class AppNode implements ChildRole
     @Override
     public long packets()
     {
-        return echoed.get() + refused.get();
+        return echoes.handled();
     }
 
     /** As a crash would: no leave (the bench is over, the edge stops next). */
+    @Override
+    public String repliesLost()
+    {
+        return echoes.lost();
+    }
+
     @Override
     public void close()
     {

@@ -1,7 +1,5 @@
 package io.xmit.deploy.bench;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 import io.aeron.Aeron;
 import io.aeron.ExclusivePublication;
 import io.aeron.Publication;
@@ -36,6 +34,7 @@ final class BareAeron implements AutoCloseable
     private final Publication publication;
     private final Subscription subscription;
     private final String name;
+    private final String remote;
     private final DataPathThreads threads;
     private Thread poller;
     private volatile boolean running = true;
@@ -48,6 +47,7 @@ final class BareAeron implements AutoCloseable
         final DataPathThreads threads)
     {
         this.name = name;
+        this.remote = "127.0.0.1:" + remotePort + " stream " + outStream;
         this.threads = threads;
         final RingsConfig rings = RingsConfig.defaults().withMaxFrameLength(BenchClusterNodes.MAX_FRAME);
         final DataPlaneConfig plane = DataPlaneConfig.forFrames(rings);
@@ -81,10 +81,14 @@ final class BareAeron implements AutoCloseable
         poller.start();
     }
 
-    /** Waits up to {@code timeout} until the other end's subscription answers this end's publication. */
+    /**
+     * Waits up to {@code timeout} until the other end's subscription answers this end's publication: until then an
+     * offer is refused {@code NOT_CONNECTED}.
+     */
     void awaitConnected(final java.time.Duration timeout)
     {
-        BenchClusterNodes.await("the other end connected", publication::isConnected, timeout);
+        BenchClusterNodes.await(name + "'s publication to " + remote + " connected", publication::isConnected,
+            timeout);
     }
 
     /** Offers one message; true if it was taken, false if back-pressured or not yet connected. */
@@ -93,17 +97,32 @@ final class BareAeron implements AutoCloseable
         return publication.offer(buffer, offset, length) > 0;
     }
 
-    /** Offers, retrying a back-pressured message up to {@link BenchPipeline#REPLY_TRIES} times; counts the outcome. */
-    void echo(final DirectBuffer buffer, final int offset, final int length, final AtomicLong echoed,
-        final AtomicLong refused)
+    /**
+     * Offers, retrying a back-pressured message (or one Aeron asks to retry, {@code ADMIN_ACTION}) up to
+     * {@link BenchPipeline#REPLY_TRIES} times; counts the outcome. Any other refusal ({@code NOT_CONNECTED},
+     * {@code CLOSED}, {@code MAX_POSITION_EXCEEDED}) is counted at once: retrying would not change it.
+     */
+    void echo(final DirectBuffer buffer, final int offset, final int length, final EchoCounts counts)
     {
         int tries = 0;
-        boolean taken;
-        while (!(taken = offer(buffer, offset, length)) && ++tries < BenchPipeline.REPLY_TRIES)
+        long result;
+        while (((result = publication.offer(buffer, offset, length)) == Publication.BACK_PRESSURED ||
+            result == Publication.ADMIN_ACTION) && ++tries < BenchPipeline.REPLY_TRIES)
         {
             Thread.onSpinWait();
         }
-        (taken ? echoed : refused).incrementAndGet();
+        if (result > 0)
+        {
+            counts.echoed();
+        }
+        else if (result == Publication.BACK_PRESSURED || result == Publication.ADMIN_ACTION)
+        {
+            counts.backPressured();
+        }
+        else
+        {
+            counts.refused();
+        }
     }
 
     @Override

@@ -1,7 +1,6 @@
 package io.xmit.deploy.bench;
 
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
 
 import akka.actor.typed.ActorSystem;
 import io.xmit.actors.DatagramHandler;
@@ -32,7 +31,7 @@ final class BenchPipeline implements AutoCloseable
     static final int CLIENT_PORT = 20_000;
     /** Where an echo that names its node writes the node's number into the reply: after the send time. */
     static final int NODE_OFFSET = Long.BYTES;
-    /** An echo retries a back-pressured reply this many times before it counts it refused. */
+    /** An echo retries a back-pressured reply this many times before it gives up on it. */
     static final int REPLY_TRIES = 100_000;
     private static final Duration STOP_DEADLINE = Duration.ofSeconds(10);
 
@@ -59,12 +58,12 @@ final class BenchPipeline implements AutoCloseable
     }
 
     /** Opens {@code sockets} sockets of the service on this pipeline, spread over the CPUs, each echoing. */
-    void openLocalService(final int sockets, final AtomicLong echoed, final AtomicLong refused)
+    void openLocalService(final int sockets, final EchoCounts counts)
     {
         for (int s = 0; s < sockets; s++)
         {
             pipeline.openUdp(SocketOptions.udp4(SERVICE.port()).reusePort(true).onCpu(s % CPUS)
-                .handler(echo(threads, echoed, refused)));
+                .handler(echo(threads, counts)));
         }
     }
 
@@ -72,17 +71,16 @@ final class BenchPipeline implements AutoCloseable
      * A service socket's handler: the request's payload copied into the socket's own buffer (its handler runs on one
      * thread at a time) and sent back as the reply, a back-pressured reply retried up to {@link #REPLY_TRIES} times.
      */
-    static DatagramHandler echo(final DataPathThreads threads, final AtomicLong echoed, final AtomicLong refused)
+    static DatagramHandler echo(final DataPathThreads threads, final EchoCounts counts)
     {
-        return echo(threads, echoed, refused, FailoverBook.NONE);
+        return echo(threads, counts, FailoverBook.NONE);
     }
 
     /**
-     * As {@link #echo(DataPathThreads, AtomicLong, AtomicLong)}, the reply carrying {@code node} at
-     * {@link #NODE_OFFSET} unless it is {@link FailoverBook#NONE}: the failover phase's edge knows who answered.
+     * As {@link #echo(DataPathThreads, EchoCounts)}, the reply carrying {@code node} at {@link #NODE_OFFSET} unless it
+     * is {@link FailoverBook#NONE}: the failover phase's edge knows who answered.
      */
-    static DatagramHandler echo(final DataPathThreads threads, final AtomicLong echoed, final AtomicLong refused,
-        final int node)
+    static DatagramHandler echo(final DataPathThreads threads, final EchoCounts counts, final int node)
     {
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[2048]);
         return (socket, request) ->
@@ -100,7 +98,18 @@ final class BenchPipeline implements AutoCloseable
             {
                 Thread.onSpinWait();
             }
-            (result > 0 ? echoed : refused).incrementAndGet();
+            if (result > 0)
+            {
+                counts.echoed();
+            }
+            else if (SendResult.BACK_PRESSURED == result)
+            {
+                counts.backPressured();
+            }
+            else
+            {
+                counts.refused();
+            }
         };
     }
 

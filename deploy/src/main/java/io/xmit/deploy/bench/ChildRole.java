@@ -10,6 +10,15 @@ interface ChildRole extends AutoCloseable
     /** Packets this process handled on its data path so far: replies received, or requests answered. */
     long packets();
 
+    /**
+     * Requests whose reply this process's echo gave up on, {@link EchoCounts#lost()}: {@code BACK_PRESSURED REFUSED}.
+     * Each a request the load never sees answered; none in a process that echoes nothing.
+     */
+    default String repliesLost()
+    {
+        return "0 0";
+    }
+
     /** The offered load of a process that offers it. */
     default PacedLoad load()
     {

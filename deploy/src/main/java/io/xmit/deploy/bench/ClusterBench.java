@@ -24,9 +24,11 @@ import org.HdrHistogram.Histogram;
  * for each round and stopped after it, so no variant shares a process or a JIT with another; the order rotates by
  * one each round (A B C, B C A …). Each round offers a fixed rate of requests ({@link PacedLoad}), lets it run
  * {@code warmMillis}, then measures a window: replies per second, their RTT, the CPU time of all the variant's
- * processes per 1,000 replies, and the bytes the data path's threads allocated per request; then the load stops and
- * every request sent must be answered. The target is the issue's: the cluster's replies per CPU-second at least half
- * those of bare Aeron UDP, round by round.
+ * processes per 1,000 replies, and the bytes the data path's threads allocated per request; then a window at a
+ * quarter of the rate and one at the full rate again give the bytes per packet that grow with the load
+ * ({@link AllocationWindow}); then the load stops and every request sent must be answered, or is counted lost under a
+ * reason. The target is the issue's: the cluster's replies per CPU-second at least half those of bare Aeron UDP,
+ * round by round.
  */
 public final class ClusterBench
 {
@@ -42,6 +44,10 @@ public final class ClusterBench
     static final double HOP_TARGET = 0.5;
     static final String HOP_RATIO = "replies_per_cpu_s " + CLUSTER + "/" + AERON_UDP;
     static final double[] CURVE_PERCENTILES = RrBench.CURVE_PERCENTILES;
+    /** The slow window, for the marginal bytes per packet, offers the rate divided by this. */
+    static final long SLOW = 4;
+    /** After the rate changes, the replies to the requests of the old rate come before the next window opens. */
+    private static final long SETTLE_MILLIS = 500;
     /** A node's start: a JVM, and for the cluster's nodes an ActorSystem that joins, rings and bound sockets. */
     private static final Duration READY = Duration.ofSeconds(90);
     private static final Duration COMMAND = Duration.ofSeconds(30);
@@ -77,7 +83,7 @@ public final class ClusterBench
         /** Roughly: per round, the three variants' windows and warm-ups, and some 25 s of starting and stopping. */
         public long estimatedSeconds()
         {
-            return rounds * (VARIANTS.size() * (warmMillis + millis) / 1000 + 25);
+            return rounds * (VARIANTS.size() * (warmMillis + 3 * millis + 2 * SETTLE_MILLIS) / 1000 + 25);
         }
 
         public Options withRounds(final int measured)
@@ -103,15 +109,33 @@ public final class ClusterBench
      * @param windowNanos   the window, as the load's process measured it.
      * @param rtt           the RTT of the window's replies, ns.
      * @param cpuNanos      CPU time of all the variant's processes over the window.
-     * @param allocated     bytes the data path's threads of all its processes allocated over the window.
+     * @param window        each process's allocation over the window, the load's process first.
+     * @param slow          the same over a window at {@link #SLOW} of the rate after it, in the same processes.
+     * @param fast          the same over a window at the full rate again after that: the JIT still compiled in
+     *                      the first window's processes, and code not compiled yet allocates what compiled code does
+     *                      not.
      * @param sent          requests sent over the whole round.
      * @param answered      replies received over the whole round, once the load stopped and the last came.
+     * @param replyBackPressured requests whose reply an echo gave up on still back-pressured, over the processes.
+     * @param replyRefused  requests whose reply an echo had refused otherwise (not connected, stopped).
      * @param backPressured sends the pacer retried.
      * @param processes     the variant's JVMs.
      */
-    record Round(long replies, long windowNanos, Histogram rtt, long cpuNanos, long allocated, long sent,
-        long answered, long backPressured, int processes)
+    record Round(long replies, long windowNanos, Histogram rtt, long cpuNanos, List<AllocationWindow> window,
+        List<AllocationWindow> slow, List<AllocationWindow> fast, long sent, long answered,
+        long replyBackPressured, long replyRefused, long backPressured, int processes)
     {
+        /** An upper bound: all the data-path threads allocated over the window, per reply. */
+        double bytesPerRequest()
+        {
+            return (double)AllocationWindow.bytes(window) / Math.max(1, replies);
+        }
+
+        double bytesPerPacketMarginal()
+        {
+            return AllocationWindow.marginalBytesPerPacket(fast, slow);
+        }
+
         double repliesPerSecond()
         {
             return replies * 1e9 / windowNanos;
@@ -152,11 +176,12 @@ public final class ClusterBench
                 final Round result = round(VARIANTS.get(v), options);
                 results.get(v).add(result);
                 out.println(String.format(Locale.ROOT, "  %d/%d round %d %-9s %,8.0f replies/s  RTT p50 %s p99 %s  " +
-                    "CPU %.1f ms/1k replies  %.2f B/request  lost %d", (round - 1) * count + i + 1,
-                    options.rounds() * count, round, VARIANTS.get(v), result.repliesPerSecond(),
+                    "CPU %.1f ms/1k replies  %.2f B/request  %.2f B/packet marginal  lost %d (replies " +
+                    "back-pressured %d, refused %d)", (round - 1) * count + i + 1, options.rounds() * count, round,
+                    VARIANTS.get(v), result.repliesPerSecond(),
                     Units.nanos(result.rtt().getValueAtPercentile(50)), Units.nanos(result.rtt().getValueAtPercentile(99)),
-                    result.cpuMillisPer1k(), (double)result.allocated() / Math.max(1, result.replies()),
-                    result.sent() - result.answered()));
+                    result.cpuMillisPer1k(), result.bytesPerRequest(), result.bytesPerPacketMarginal(),
+                    result.sent() - result.answered(), result.replyBackPressured(), result.replyRefused()));
             }
         }
         out.finish();
@@ -188,21 +213,28 @@ public final class ClusterBench
             driver.call("window", COMMAND);
             sleep(options.millis());
             final String[] end = driver.call("end", COMMAND).split(" ");
-            long allocated = 0;
-            for (final BenchProcess process : processes)
-            {
-                allocated += Long.parseLong(process.call("alloc", COMMAND).split(" ")[0]);
-            }
+            final List<AllocationWindow> window = allocation(processes);
             final long cpuNanos = cpu(processes) - cpuBefore;
+            final List<AllocationWindow> slow = allocationAt(Math.max(1, options.rate() / SLOW), options.millis(),
+                processes);
+            final List<AllocationWindow> fast = allocationAt(options.rate(), options.millis(), processes);
             final String[] rest = driver.call("stop", COMMAND).split(" ");
             if (rest.length > 3)
             {
                 throw new IllegalStateException(variant + ": a request was refused (not back-pressure): the " +
                     "pipeline stopped; sent " + rest[0] + ", answered " + rest[1]);
             }
+            long replyBackPressured = 0;
+            long replyRefused = 0;
+            for (final BenchProcess process : processes)
+            {
+                final String[] lost = process.call("refused", COMMAND).split(" ");
+                replyBackPressured += Long.parseLong(lost[0]);
+                replyRefused += Long.parseLong(lost[1]);
+            }
             return new Round(Long.parseLong(end[0]), Long.parseLong(end[1]), PacedLoad.histogram(end[2]), cpuNanos,
-                allocated, Long.parseLong(rest[0]), Long.parseLong(rest[1]), Long.parseLong(rest[2]),
-                processes.size());
+                window, slow, fast, Long.parseLong(rest[0]), Long.parseLong(rest[1]),
+                replyBackPressured, replyRefused, Long.parseLong(rest[2]), processes.size());
         }
         finally
         {
@@ -244,6 +276,31 @@ public final class ClusterBench
             process.awaitReady(READY);
         }
         return processes.getFirst();
+    }
+
+    /** The load set to {@code rate}, each process's allocation over a window of {@code millis} once it settled. */
+    private static List<AllocationWindow> allocationAt(final long rate, final long millis,
+        final List<BenchProcess> processes)
+    {
+        processes.getFirst().call("rate " + rate, COMMAND);
+        sleep(SETTLE_MILLIS);
+        for (final BenchProcess process : processes)
+        {
+            process.call("mark", COMMAND);
+        }
+        sleep(millis);
+        return allocation(processes);
+    }
+
+    /** Each process's allocation since its last {@code mark}, in the processes' order. */
+    private static List<AllocationWindow> allocation(final List<BenchProcess> processes)
+    {
+        final List<AllocationWindow> windows = new ArrayList<>();
+        for (final BenchProcess process : processes)
+        {
+            windows.add(AllocationWindow.parse(process.call("alloc", COMMAND)));
+        }
+        return windows;
     }
 
     private static long cpu(final List<BenchProcess> processes)
@@ -301,8 +358,13 @@ public final class ClusterBench
             add(values, "rtt_max_us", rtt.getMaxValue() / 1000.0);
             add(values, "cpu_ms_per_1k_replies", round.cpuMillisPer1k());
             add(values, "cpu_cores", (double)round.cpuNanos() / round.windowNanos());
-            add(values, "bytes_per_request", (double)round.allocated() / Math.max(1, round.replies()));
+            add(values, "bytes_per_request_upper_bound", round.bytesPerRequest());
+            add(values, "bytes_per_packet_marginal", round.bytesPerPacketMarginal());
             add(values, "requests_lost", round.sent() - round.answered());
+            add(values, "requests_lost_reply_back_pressured", round.replyBackPressured());
+            add(values, "requests_lost_reply_refused", round.replyRefused());
+            add(values, "requests_lost_no_reply", round.sent() - round.answered() - round.replyBackPressured() -
+                round.replyRefused());
             add(values, "sends_back_pressured", round.backPressured());
             add(values, "processes", round.processes());
         }

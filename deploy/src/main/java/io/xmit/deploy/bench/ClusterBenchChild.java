@@ -12,10 +12,13 @@ import java.util.function.Predicate;
  * <ul>
  * <li>at start: {@code ready}, once the role is in place (or {@code error MESSAGE});</li>
  * <li>{@code load RATE FLOWS}: start offering the load → {@code ok};</li>
- * <li>{@code mark}: the data path's threads' allocated bytes and packets noted → {@code ok};</li>
+ * <li>{@code rate RATE}: the load offers {@code RATE} requests per second from now on → {@code ok};</li>
+ * <li>{@code mark}: the data path's threads' allocated bytes, the packets and the time noted → {@code ok};</li>
  * <li>{@code window}: the measured window opens → {@code ok}; {@code end} → {@code end REPLIES NANOS HISTOGRAM};</li>
- * <li>{@code alloc} → {@code alloc BYTES PACKETS} since the mark;</li>
+ * <li>{@code alloc} → {@code alloc BYTES PACKETS NANOS} since the mark;</li>
  * <li>{@code stop}: the load stops and the last replies come → {@code rest SENT REPLIES BACK_PRESSURED};</li>
+ * <li>{@code refused} → {@code refused BACK_PRESSURED REFUSED}: requests whose reply this process's echo gave up
+ *     on so far, still back-pressured after its retries or refused otherwise;</li>
  * <li>{@code quit} → {@code ok}, then the role closes and the JVM exits; so does the end of stdin (the parent
  *     gone).</li>
  * </ul>
@@ -33,6 +36,7 @@ public final class ClusterBenchChild
     private final DataPathThreads threads;
     private Map<Long, Long> marked = Map.of();
     private long markedPackets;
+    private long markedNanos;
 
     private ClusterBenchChild(final ChildRole role, final DataPathThreads threads)
     {
@@ -87,8 +91,14 @@ public final class ClusterBenchChild
                 role.startLoad(Long.parseLong(command[1]), Integer.parseInt(command[2]));
                 yield "ok";
             }
+            case "rate" ->
+            {
+                role.load().rate(Long.parseLong(command[1]));
+                yield "ok";
+            }
             case "mark" ->
             {
+                markedNanos = System.nanoTime();
                 marked = threads.allocated();
                 markedPackets = role.packets();
                 yield "ok";
@@ -99,9 +109,14 @@ public final class ClusterBenchChild
                 yield "ok";
             }
             case "end" -> "end " + role.load().windowEnd();
-            case "alloc" -> String.format(Locale.ROOT, "alloc %d %d",
-                DataPathThreads.between(marked, threads.allocated()), role.packets() - markedPackets);
+            case "alloc" ->
+            {
+                final long packets = role.packets() - markedPackets;
+                final long bytes = DataPathThreads.between(marked, threads.allocated());
+                yield String.format(Locale.ROOT, "alloc %d %d %d", bytes, packets, System.nanoTime() - markedNanos);
+            }
             case "stop" -> "rest " + role.load().stop(REST_NANOS);
+            case "refused" -> "refused " + role.repliesLost();
             case "quit" -> "ok";
             default -> throw new IllegalArgumentException("unknown command '" + String.join(" ", command) + "'");
         };

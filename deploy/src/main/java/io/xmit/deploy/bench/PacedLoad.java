@@ -34,12 +34,20 @@ final class PacedLoad
 
     private final int payloadLength;
     private final DataPathThreads threads;
-    private final Recorder rtt = new Recorder(3);
+    /**
+     * RTTs above this are recorded as this. A range fixed up front: an auto-resizing recorder grows its counts on
+     * the thread that records a value larger than any before, which after each window's swap is the replies' thread.
+     */
+    static final long HIGHEST_RTT = TimeUnit.MINUTES.toNanos(1);
+
+    private final Recorder rtt = new Recorder(1, HIGHEST_RTT, 3);
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong replies = new AtomicLong();
     private final AtomicLong backPressured = new AtomicLong();
     private volatile boolean running;
     private volatile boolean stopped;
+    /** Nanoseconds between two requests; {@link #rate} changes it while the load runs. */
+    private volatile long interval;
     private Thread pacer;
     private long windowReplies;
     private long windowStart;
@@ -66,17 +74,27 @@ final class PacedLoad
         {
             throw new IllegalStateException("the load has started already");
         }
+        interval = TimeUnit.SECONDS.toNanos(1) / rate;
         running = true;
-        pacer = new Thread(() -> offer(rate, flows, sender), "xmit-bench-pacer");
+        pacer = new Thread(() -> offer(flows, sender), "xmit-bench-pacer");
         pacer.setDaemon(true);
         pacer.start();
     }
 
-    private void offer(final long rate, final int flows, final Sender sender)
+    /** From the next request on, offers {@code rate} requests per second. */
+    void rate(final long rate)
+    {
+        if (rate < 1)
+        {
+            throw new IllegalArgumentException("rate " + rate + " must be >= 1");
+        }
+        interval = TimeUnit.SECONDS.toNanos(1) / rate;
+    }
+
+    private void offer(final int flows, final Sender sender)
     {
         threads.enter();
         final UnsafeBuffer payload = new UnsafeBuffer(new byte[payloadLength]);
-        final long interval = TimeUnit.SECONDS.toNanos(1) / rate;
         long next = System.nanoTime();
         int flow = 0;
         while (running)
@@ -117,7 +135,7 @@ final class PacedLoad
     /** A reply whose payload starts at {@code offset} of {@code buffer}: its RTT recorded, counted. */
     void replied(final DirectBuffer buffer, final int offset)
     {
-        rtt.recordValue(Math.max(1, System.nanoTime() - buffer.getLong(offset)));
+        rtt.recordValue(Math.min(HIGHEST_RTT, Math.max(1, System.nanoTime() - buffer.getLong(offset))));
         replies.incrementAndGet();
     }
 

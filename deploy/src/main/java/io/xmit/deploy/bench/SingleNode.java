@@ -1,7 +1,5 @@
 package io.xmit.deploy.bench;
 
-import java.util.concurrent.atomic.AtomicLong;
-
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.javadsl.Behaviors;
 
@@ -13,21 +11,26 @@ final class SingleNode implements PipelineRole
 {
     private final ActorSystem<Void> system;
     private final BenchPipeline pipeline;
-    private final AtomicLong echoed = new AtomicLong();
-    private final AtomicLong refused = new AtomicLong();
+    private final EchoCounts echoes = new EchoCounts();
 
     /** @param sockets the service's sockets, as many as the cluster variant's app nodes open together. */
     SingleNode(final int sockets, final DataPathThreads threads)
     {
         system = ActorSystem.create(Behaviors.empty(), "xmit-bench-single", BenchSystems.quietConfig());
         pipeline = new BenchPipeline(system, "single", threads);
-        pipeline.openLocalService(sockets, echoed, refused);
+        pipeline.openLocalService(sockets, echoes);
     }
 
     @Override
     public BenchPipeline pipeline()
     {
         return pipeline;
+    }
+
+    @Override
+    public String repliesLost()
+    {
+        return echoes.lost();
     }
 
     @Override

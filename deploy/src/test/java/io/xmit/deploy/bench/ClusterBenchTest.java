@@ -38,7 +38,8 @@ class ClusterBenchTest
         assertEquals("cluster", cluster.name());
         assertEquals(List.of(400.0, 250.0), cluster.figures().get("cpu_ms_per_1k_replies").rounds());
         assertEquals(List.of(1_000.0, 2_000.0), cluster.figures().get("replies_per_s").rounds());
-        assertEquals(List.of(0.5, 0.25), cluster.figures().get("bytes_per_request").rounds());
+        assertEquals(List.of(0.5, 0.25), cluster.figures().get("bytes_per_request_upper_bound").rounds());
+        assertEquals(List.of(0.0, 0.0), cluster.figures().get("bytes_per_packet_marginal").rounds());
         assertEquals(List.of(0.0, 0.0), cluster.figures().get("requests_lost").rounds());
     }
 
@@ -51,12 +52,17 @@ class ClusterBenchTest
             ex.getMessage());
     }
 
-    /** A round of one second's window with every RTT {@code rttNanos}; 500 bytes allocated; nothing lost. */
+    /**
+     * A round of one second's window with every RTT {@code rttNanos}; 500 bytes allocated in it and in each of
+     * the slow window, which had a quarter of the replies, and the fast one after; nothing lost.
+     */
     private static ClusterBench.Round round(final long replies, final long cpuNanos, final long rttNanos)
     {
         final Histogram rtt = new Histogram(3);
         rtt.recordValueWithCount(rttNanos, replies);
-        return new ClusterBench.Round(replies, SECOND, rtt, cpuNanos, 500, replies, replies, 0, 1);
+        final List<AllocationWindow> fast = List.of(new AllocationWindow(500, replies, SECOND));
+        return new ClusterBench.Round(replies, SECOND, rtt, cpuNanos, fast,
+            List.of(new AllocationWindow(500, replies / 4, SECOND)), fast, replies, replies, 0, 0, 0, 1);
     }
 
     /** Each round's value within HdrHistogram's 3 digits. */
