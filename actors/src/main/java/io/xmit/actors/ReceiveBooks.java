@@ -46,6 +46,7 @@ import java.util.Map;
  * @param hostTaken          frames the host took from its ring ({@code host_rx_frames}).
  * @param hostIgnored        {@code host_ignored}.
  * @param hostFailed         {@code host_drop_failed}.
+ * @param dropNodeDown       {@code rx_drop_node_down}: refused by the ring of a member whose node is gone.
  */
 public record ReceiveBooks(
     int port,
@@ -67,7 +68,8 @@ public record ReceiveBooks(
     long socketDropClosed,
     long hostTaken,
     long hostIgnored,
-    long hostFailed)
+    long hostFailed,
+    long dropNodeDown)
 {
     /** {@link #wireSent}: the port's frames come from outside the pipeline. */
     public static final long NO_WIRE = -1;
@@ -105,7 +107,7 @@ public record ReceiveBooks(
     public long inBursts()
     {
         return taken - toSockets - toHost - dropMalformed - dropUnsupported - dropNoSocket - dropSocketRingFull -
-            dropFailed - dropShutdown - dropHostRingFull;
+            dropNodeDown - dropFailed - dropShutdown - dropHostRingFull;
     }
 
     public long inSocketRings()
@@ -138,6 +140,7 @@ public record ReceiveBooks(
         add(drops, "rx_drop_unsupported", dropUnsupported);
         add(drops, "rx_drop_no_socket", dropNoSocket);
         add(drops, "rx_drop_socket_ring_full", dropSocketRingFull);
+        add(drops, "rx_drop_node_down", dropNodeDown);
         add(drops, "rx_drop_failed", dropFailed);
         add(drops, "rx_drop_shutdown", dropShutdown);
         add(drops, "host_drop_ring_full", dropHostRingFull);

@@ -21,7 +21,7 @@ class ReceiveBooksTest
      * left at close; 40 taken by the host = 35 handled + 4 ignored + 1 failed.
      */
     static final ReceiveBooks AT_REST = new ReceiveBooks(1, 1000, 900, 90, 10, 900, 800, 40, 5, 6, 7, 30, 1, 2, 9, 795,
-        5, 40, 4, 1);
+        5, 40, 4, 1, 0);
 
     /**
      * In flight: 20 in the device's rings (900 placed, 880 taken), 14 in a burst (880 taken, 866 handed on or
@@ -29,12 +29,12 @@ class ReceiveBooksTest
      * the other port's count, read first, is 10 behind.
      */
     static final ReceiveBooks BUSY = new ReceiveBooks(1, 990, 900, 90, 10, 880, 770, 38, 5, 6, 7, 30, 1, 0, 9, 760, 5,
-        36, 4, 1);
+        36, 4, 1, 0);
 
     private static final List<String> TERMS = List.of("port", "wireSent", "devicePlaced", "missed", "deviceDropped",
         "taken", "toSockets", "toHost", "dropMalformed", "dropUnsupported", "dropNoSocket", "dropSocketRingFull",
         "dropFailed", "dropShutdown", "dropHostRingFull", "socketDelivered", "socketDropClosed", "hostTaken",
-        "hostIgnored", "hostFailed");
+        "hostIgnored", "hostFailed", "dropNodeDown");
 
     @Test
     void booksAtRestBalanceExactlyWithEveryDropByReasonAndTheMissed()
@@ -108,6 +108,7 @@ class ReceiveBooksTest
             Map.entry("dropUnsupported", "the RX queues handed on or dropped 1 more than they took"),
             Map.entry("dropNoSocket", "the RX queues handed on or dropped 1 more than they took"),
             Map.entry("dropSocketRingFull", "the RX queues handed on or dropped 1 more than they took"),
+            Map.entry("dropNodeDown", "the RX queues handed on or dropped 1 more than they took"),
             Map.entry("dropFailed", "the RX queues handed on or dropped 1 more than they took"),
             Map.entry("dropShutdown", "the RX queues handed on or dropped 1 more than they took"),
             Map.entry("dropHostRingFull", "the RX queues handed on or dropped 1 more than they took"),
@@ -152,7 +153,7 @@ class ReceiveBooksTest
         final long[] v = values(b);
         v[term] = value;
         return new ReceiveBooks((int)v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12],
-            v[13], v[14], v[15], v[16], v[17], v[18], v[19]);
+            v[13], v[14], v[15], v[16], v[17], v[18], v[19], v[20]);
     }
 
     private static long[] values(final ReceiveBooks b)
@@ -160,6 +161,6 @@ class ReceiveBooksTest
         return new long[] {b.port(), b.wireSent(), b.devicePlaced(), b.missed(), b.deviceDropped(), b.taken(),
             b.toSockets(), b.toHost(), b.dropMalformed(), b.dropUnsupported(), b.dropNoSocket(), b.dropSocketRingFull(),
             b.dropFailed(), b.dropShutdown(), b.dropHostRingFull(), b.socketDelivered(), b.socketDropClosed(),
-            b.hostTaken(), b.hostIgnored(), b.hostFailed()};
+            b.hostTaken(), b.hostIgnored(), b.hostFailed(), b.dropNodeDown()};
     }
 }

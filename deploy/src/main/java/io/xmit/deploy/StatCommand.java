@@ -640,7 +640,8 @@ final class StatCommand implements Callable<Integer>
                 sum(CounterType.RX_DROP_SHUTDOWN, port), sum(CounterType.HOST_DROP_RING_FULL, port),
                 sum(CounterType.SOCKET_DELIVERED, port) + sum(CounterType.SOCKET_DELIVERED_RETIRED, port),
                 sum(CounterType.SOCKET_DROP_CLOSED, port), sum(CounterType.HOST_RX_FRAMES, port),
-                sum(CounterType.HOST_IGNORED, port), sum(CounterType.HOST_DROP_FAILED, port));
+                sum(CounterType.HOST_IGNORED, port), sum(CounterType.HOST_DROP_FAILED, port),
+                sum(CounterType.RX_DROP_NODE_DOWN, port));
         }
 
         /** Counter {@code type} over every queue, socket and stage of {@code port}, and the port's own. */

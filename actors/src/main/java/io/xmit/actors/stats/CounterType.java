@@ -24,6 +24,11 @@ public enum CounterType
     RX_DROP_FAILED(1010, "rx_drop_failed", false),
     /** Frames left in the device's RX ring or a half-delivered burst when a graceful stop took the queue over. */
     RX_DROP_SHUTDOWN(1011, "rx_drop_shutdown", false),
+    /**
+     * Frames for a member on another node whose ring to that node refused them for any reason but back-pressure:
+     * the node is gone (its ring no longer connected, or closed under the lookup).
+     */
+    RX_DROP_NODE_DOWN(1012, "rx_drop_node_down", false),
 
     QDISC_PACKETS(1100, "qdisc_packets", false),
     QDISC_BYTES(1101, "qdisc_bytes", false),

@@ -453,8 +453,8 @@ public final class ClusterNode implements AutoCloseable
     public record ServiceBooks(String service, String device, int port, long delivered, Map<String, Long> drops)
     {
         static final List<CounterType> DROPS = List.of(CounterType.RX_DROP_NO_SOCKET,
-            CounterType.RX_DROP_SOCKET_RING_FULL, CounterType.RX_DROP_MALFORMED, CounterType.RX_DROP_UNSUPPORTED,
-            CounterType.RX_DROP_FAILED, CounterType.RX_DROP_SHUTDOWN);
+            CounterType.RX_DROP_SOCKET_RING_FULL, CounterType.RX_DROP_NODE_DOWN, CounterType.RX_DROP_MALFORMED,
+            CounterType.RX_DROP_UNSUPPORTED, CounterType.RX_DROP_FAILED, CounterType.RX_DROP_SHUTDOWN);
 
         public ServiceBooks
         {

@@ -149,6 +149,7 @@ public final class Books
         final long dropUnsupported = counters.total(CounterType.RX_DROP_UNSUPPORTED, port);
         final long dropNoSocket = counters.total(CounterType.RX_DROP_NO_SOCKET, port);
         final long dropRingFull = counters.total(CounterType.RX_DROP_SOCKET_RING_FULL, port);
+        final long dropNodeDown = counters.total(CounterType.RX_DROP_NODE_DOWN, port);
         final long dropFailed = counters.total(CounterType.RX_DROP_FAILED, port);
         final long dropShutdown = counters.total(CounterType.RX_DROP_SHUTDOWN, port);
         final long dropHostRingFull = counters.total(CounterType.HOST_DROP_RING_FULL, port);
@@ -156,7 +157,7 @@ public final class Books
         final DeviceRxCounters.Totals device = parts.deviceRx()[port].refresh();
         return new ReceiveBooks(port, wireSent, device.placed(), device.missed(), device.dropped(), taken, toSockets,
             toHost, dropMalformed, dropUnsupported, dropNoSocket, dropRingFull, dropFailed, dropShutdown,
-            dropHostRingFull, socketDelivered, socketDropClosed, hostTaken, hostIgnored, hostFailed);
+            dropHostRingFull, socketDelivered, socketDropClosed, hostTaken, hostIgnored, hostFailed, dropNodeDown);
     }
 
     /** What every socket, open or closed, and every host has sent; under the lock that moves a closing socket's. */

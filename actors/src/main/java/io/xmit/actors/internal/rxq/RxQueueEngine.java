@@ -58,6 +58,7 @@ public final class RxQueueEngine implements StageEngine
     private final AtomicCounter dropNoSocket;
     private final AtomicCounter dropMalformed;
     private final AtomicCounter dropRingFull;
+    private final AtomicCounter dropNodeDown;
     private final AtomicCounter dropUnsupported;
     private final AtomicCounter polls;
     private final AtomicCounter driverErrors;
@@ -94,6 +95,7 @@ public final class RxQueueEngine implements StageEngine
         dropNoSocket = counters.allocate(CounterType.RX_DROP_NO_SOCKET, scope);
         dropMalformed = counters.allocate(CounterType.RX_DROP_MALFORMED, scope);
         dropRingFull = counters.allocate(CounterType.RX_DROP_SOCKET_RING_FULL, scope);
+        dropNodeDown = counters.allocate(CounterType.RX_DROP_NODE_DOWN, scope);
         dropUnsupported = counters.allocate(CounterType.RX_DROP_UNSUPPORTED, scope);
         polls = counters.allocate(CounterType.RX_POLLS, scope);
         driverErrors = counters.allocate(CounterType.RX_DRIVER_ERRORS, scope);
@@ -272,9 +274,10 @@ public final class RxQueueEngine implements StageEngine
         final long result = ring.tryClaimRetrying(length, claim);
         if (result < 0)
         {
-            // A full ring is the socket's receive buffer overflowing; any other refusal means it is going away.
-            (PacketPublication.BACK_PRESSURED == result || PacketPublication.ADMIN_ACTION == result ?
-                dropRingFull : dropNoSocket).incrementRelease();
+            // A full ring is the socket's receive buffer overflowing; any other refusal means it is going away, and
+            // a remote member's ring refuses so once its node is gone.
+            (PacketPublication.BACK_PRESSURED == result || PacketPublication.ADMIN_ACTION == result ? dropRingFull :
+                socket.isRemote() ? dropNodeDown : dropNoSocket).incrementRelease();
             return;
         }
         final long traceId = trace.select(parsed.flowKey(), socket.id());

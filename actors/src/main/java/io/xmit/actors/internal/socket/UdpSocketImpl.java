@@ -606,6 +606,12 @@ public final class UdpSocketImpl implements UdpSocket
         deliveries = counter;
     }
 
+    /** True for a member on another node: its receive ring goes to that node. */
+    public boolean isRemote()
+    {
+        return null != deliveries;
+    }
+
     /** An RX queue put a datagram into this socket's ring; counted only for a member on another node. */
     public void countDelivered()
     {

@@ -31,8 +31,9 @@ import java.util.Map;
  * {@link RemoteUdpSocket}), finds the edge through the receptionist ({@link EdgeDataPlane#KEY}), and leaves
  * gracefully: every socket out of the edge's steering and its ring read to the end, then the node's sends relayed
  * to their end, then the sockets released, so that nothing either side accepted is lost. One socket can be closed
- * alone ({@link Close}, a sharded socket moving to another node) by the same steps, but for the relay: the node's
- * TX streams go on, so what the socket sent just before its member was released there is counted {@code rejected}.
+ * alone ({@link Close}, a sharded socket moving to another node) by the same steps: its release carries the node's
+ * TX positions at its last send, and the edge relays up to them before it closes the member, although the streams
+ * go on with the node's other sockets.
  */
 public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
 {
@@ -440,13 +441,15 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
     }
 
     /**
-     * A socket closed alone, its ring read to its end: it stops sending, the edge closes its member, and it moves to
-     * the node's closed sockets with its counts.
+     * A socket closed alone, its ring read to its end: it stops sending, the edge closes its member once it has
+     * relayed the TX streams to where they were after its last send, and it moves to the node's closed sockets with
+     * its counts.
      */
     private void release(final AppSocket socket)
     {
         socket.receiver.socket().close();
-        edge.tell(new DataPlaneMessage.ReleaseSocket(socket.receiver.socket().id(), socket.receiver.received()));
+        edge.tell(new DataPlaneMessage.ReleaseSocket(socket.receiver.socket().id(), socket.receiver.received(),
+            txPositions()));
         getContext().stop(socket.actor);
         socket.ring.close();
         sockets.remove(socket.streamId);
@@ -457,7 +460,6 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
     /** Every socket's ring read to its end: stop sending, and let the edge relay what was sent. */
     private void leaveEdge()
     {
-        final long[] positions = new long[null == txStreams ? 0 : txStreams.length];
         for (final AppSocket socket : sockets.values())
         {
             if (null != socket.receiver)
@@ -465,10 +467,7 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
                 socket.receiver.socket().close();
             }
         }
-        for (int q = 0; q < positions.length; q++)
-        {
-            positions[q] = txStreams[q].position();
-        }
+        final long[] positions = txPositions();
         if (null == edge)
         {
             leaving.replyTo().tell(new Left(0, books()));
@@ -485,7 +484,7 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
             if (null != socket.receiver)
             {
                 edge.tell(new DataPlaneMessage.ReleaseSocket(socket.receiver.socket().id(),
-                    socket.receiver.received()));
+                    socket.receiver.received(), txPositions()));
                 getContext().stop(socket.actor);
                 closed.add(socket);
             }
@@ -505,6 +504,17 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
         }
         leaving.replyTo().tell(new Left(drained.relayed(), books()));
         return this;
+    }
+
+    /** Where the node's TX streams end now, one position per TX queue (none before the first socket bound). */
+    private long[] txPositions()
+    {
+        final long[] positions = new long[null == txStreams ? 0 : txStreams.length];
+        for (int q = 0; q < positions.length; q++)
+        {
+            positions[q] = txStreams[q].position();
+        }
+        return positions;
     }
 
     private Behavior<Command> onPostStop()

@@ -15,7 +15,7 @@ import akka.actor.typed.ActorRef;
  *   Receipt (read so far), now and then ─▶ the node's books
  *   UnbindSocket ────────────────────────▶ member out of steering
  *             ◀────────────────────────── SocketUnbound (the ring's last position)
- *   ReleaseSocket (read to it) ──────────▶ member closed
+ *   ReleaseSocket (read to it, TX pos.) ─▶ relay runs to them, then member closed
  *   NodeLeaving (TX positions) ──────────▶ relay runs to them
  *             ◀────────────────────────── NodeDrained
  * </pre>
@@ -79,8 +79,12 @@ public sealed interface DataPlaneMessage extends EdgeDataPlane.Command, AppDataP
     {
     }
 
-    /** The socket's node has read its ring to the end ({@code received} datagrams in all): the edge closes it. */
-    record ReleaseSocket(int socketId, long received) implements DataPlaneMessage
+    /**
+     * The socket's node has read its ring to the end ({@code received} datagrams in all) and the socket sends no
+     * more: its sends end at {@code txPositions} of the node's TX streams (one per TX queue). The edge closes it once
+     * its relay has read the streams to there.
+     */
+    record ReleaseSocket(int socketId, long received, long[] txPositions) implements DataPlaneMessage
     {
     }
 

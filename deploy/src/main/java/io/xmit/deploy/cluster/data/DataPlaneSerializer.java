@@ -33,7 +33,8 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
     private static final String RECEIPT = "C";
     private static final String UNBIND_SOCKET = "U";
     private static final String SOCKET_UNBOUND = "E";
-    private static final String RELEASE_SOCKET = "X";
+    /** "Y" since it carries the node's TX positions; the "X" of before had none and is refused as unknown. */
+    private static final String RELEASE_SOCKET = "Y";
     private static final String NODE_LEAVING = "L";
     private static final String NODE_DRAINED = "D";
     private static final String QUEUE_MAP_CHANGED = "Q";
@@ -102,14 +103,15 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
                 case RECEIPT -> new DataPlaneMessage.Receipt(in.readInt(), in.readLong());
                 case UNBIND_SOCKET -> new DataPlaneMessage.UnbindSocket(in.readInt(), ref(in.readUTF()));
                 case SOCKET_UNBOUND -> new DataPlaneMessage.SocketUnbound(in.readInt(), in.readLong());
-                case RELEASE_SOCKET -> new DataPlaneMessage.ReleaseSocket(in.readInt(), in.readLong());
+                case RELEASE_SOCKET -> new DataPlaneMessage.ReleaseSocket(in.readInt(), in.readLong(),
+                    readLongs(in));
                 case NODE_LEAVING -> new DataPlaneMessage.NodeLeaving(in.readUTF(), in.readLong(), readLongs(in),
                     ref(in.readUTF()));
                 case NODE_DRAINED -> new DataPlaneMessage.NodeDrained(in.readUTF(), in.readLong());
                 case QUEUE_MAP_CHANGED -> new DataPlaneMessage.QueueMapChanged(in.readInt(), in.readInt(),
                     in.readInt(), readLongs(in));
                 default -> throw new NotSerializableException("xmit data plane: unknown manifest '" + manifest +
-                    "' (" + bytes.length + " bytes); known are B, S, F, R, C, U, E, X, L, D, Q: is the sender a " +
+                    "' (" + bytes.length + " bytes); known are B, S, F, R, C, U, E, Y, L, D, Q: is the sender a " +
                     "different xmit version?");
             };
         }
@@ -184,6 +186,7 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
             {
                 out.writeInt(m.socketId());
                 out.writeLong(m.received());
+                writeLongs(out, m.txPositions());
             }
             case DataPlaneMessage.NodeLeaving m ->
             {

@@ -158,14 +158,22 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         final RemoteMember member;
         final PacketPublication ring;
         final RemoteRingBooks ringBooks;
+        /** The service and socket index it was bound as: with its node, its steering key in the service's group. */
+        final String service;
+        final int index;
         boolean ready;
         long confirmed;
+        /** Released by its node: closed once the relay has read the node's sends up to the socket's last. */
+        boolean releasing;
 
-        EdgeSocket(final RemoteMember member, final PacketPublication ring, final RemoteRingBooks ringBooks)
+        EdgeSocket(final RemoteMember member, final PacketPublication ring, final RemoteRingBooks ringBooks,
+            final String service, final int index)
         {
             this.member = member;
             this.ring = ring;
             this.ringBooks = ringBooks;
+            this.service = service;
+            this.index = index;
         }
     }
 
@@ -181,10 +189,15 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         ActorRef<DataPlaneMessage> app;
         boolean reachable = true;
         boolean relayStopped;
+        /** Left gracefully: its relay read its TX streams to their end and is stopping. */
+        boolean drained;
         boolean nodeDown;
         /** Declared lost while it may still send (a newer incarnation bound): its relay is asked to refuse all. */
         boolean fenceAsked;
-        /** Binds of its newer incarnation, waiting until its members have left the group (steering keys). */
+        /**
+         * Binds waiting until members have left the group (steering keys): its newer incarnation's, until all of its
+         * have; its own, until the released socket of the same service and index has.
+         */
         final List<DataPlaneMessage.BindSocket> pendingBinds = new ArrayList<>();
         long closedPublished;
         long closedConfirmed;
@@ -203,6 +216,19 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         String key()
         {
             return key(address, incarnation);
+        }
+
+        /** True if its socket {@code index} of {@code service} is released and waits for the relay to close. */
+        boolean releasing(final String service, final int index)
+        {
+            for (final EdgeSocket socket : sockets.values())
+            {
+                if (socket.releasing && socket.index == index && socket.service.equals(service))
+                {
+                    return true;
+                }
+            }
+            return false;
         }
 
         static String key(final String address, final long incarnation)
@@ -362,6 +388,13 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
                 return this;
             }
         }
+        final EdgeNode same = nodes.get(key);
+        if (null != same && same.releasing(bind.service(), bind.index()))
+        {
+            // The socket reopened before its former self left the group: it takes the same steering key.
+            same.pendingBinds.add(bind);
+            return this;
+        }
         tellQueueMap(options.port());
         final QueueMap map = toldMaps.get(options.port());
         PacketPublication ring = null;
@@ -375,7 +408,7 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
             ring = rings.addPublication(bind.dataEndpoint(), bind.streamId());
             ringBooks = RemoteRingBooks.open(rings, ring, bind.receiverWindow());
             final RemoteMember member = pipeline.openRemote(options, ring, steeringKey(bind.node(), bind.index()));
-            node.sockets.put(member.id(), new EdgeSocket(member, ring, ringBooks));
+            node.sockets.put(member.id(), new EdgeSocket(member, ring, ringBooks, bind.service(), bind.index()));
             nodeOfSocket.put(member.id(), node);
             node.relay.add(member);
             bind.replyTo().tell(new DataPlaneMessage.SocketBound(bind.service(), bind.index(), member.id(),
@@ -439,21 +472,40 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         return this;
     }
 
+    /**
+     * The socket's node has stopped its sends and read its ring to the end. The node's TX streams are shared by its
+     * sockets and go on, so the member stays in the relay's table until the relay has read them to the positions
+     * of the socket's last send: what it sent in its last moment is relayed, not rejected. A node that has left or
+     * is gone has no relay to wait for.
+     */
     private Behavior<Command> onRelease(final DataPlaneMessage.ReleaseSocket release)
     {
-        final EdgeNode node = nodeOfSocket.remove(release.socketId());
-        final EdgeSocket socket = null == node ? null : node.sockets.remove(release.socketId());
-        if (null != socket)
+        final EdgeNode node = nodeOfSocket.get(release.socketId());
+        final EdgeSocket socket = null == node ? null : node.sockets.get(release.socketId());
+        if (null == socket || socket.releasing)
         {
-            socket.confirmed = Math.max(socket.confirmed, release.received());
-            close(node, socket, false);
-            retireIfDone(node);
-            if (node.sockets.isEmpty())
-            {
-                bindWaiting(node);
-            }
+            return this;
+        }
+        socket.confirmed = Math.max(socket.confirmed, release.received());
+        socket.releasing = true;
+        if (node.drained || node.relayStopped || node.nodeDown || node.fenceAsked)
+        {
+            closeReleased(node, socket);
+        }
+        else
+        {
+            node.relayActor.tell(new TxRelay.DrainTo(release.txPositions(), release.socketId(), relayReached));
         }
         return this;
+    }
+
+    private void closeReleased(final EdgeNode node, final EdgeSocket socket)
+    {
+        nodeOfSocket.remove(socket.member.id());
+        node.sockets.remove(socket.member.id());
+        close(node, socket, false);
+        retireIfDone(node);
+        bindWaiting(node);
     }
 
     private Behavior<Command> onNodeLeaving(final DataPlaneMessage.NodeLeaving leaving)
@@ -465,16 +517,27 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
             return this;
         }
         node.drainedReply = leaving.replyTo();
-        node.relayActor.tell(new TxRelay.DrainTo(leaving.txPositions(), relayReached));
+        node.relayActor.tell(new TxRelay.DrainTo(leaving.txPositions(), TxRelay.WHOLE_NODE, relayReached));
         return this;
     }
 
     private Behavior<Command> onRelayReached(final RelayReached reached)
     {
-        for (final EdgeNode node : nodes.values())
+        final int socketId = reached.reached().socketId();
+        for (final EdgeNode node : List.copyOf(nodes.values()))
         {
-            if (node.relay == reached.reached().relay() && null != node.drainedReply)
+            if (node.relay != reached.reached().relay())
             {
+                continue;
+            }
+            final EdgeSocket socket = node.sockets.get(socketId);
+            if (null != socket && socket.releasing)
+            {
+                closeReleased(node, socket);
+            }
+            else if (TxRelay.WHOLE_NODE == socketId && null != node.drainedReply)
+            {
+                node.drained = true;
                 node.drainedReply.tell(new DataPlaneMessage.NodeDrained(node.address, node.relay.relayed()));
                 node.drainedReply = null;
                 node.relayActor.tell(new TxRelay.Stop(false, relayStopped));
@@ -651,7 +714,10 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         bindWaiting(node);
     }
 
-    /** {@code node}'s members have all left the group: the binds of its newer incarnation go ahead. */
+    /**
+     * Some of {@code node}'s members have left the group: the binds waiting for them go ahead (each waits again if
+     * its member has not left yet).
+     */
     private void bindWaiting(final EdgeNode node)
     {
         final List<DataPlaneMessage.BindSocket> waiting = List.copyOf(node.pendingBinds);

@@ -21,6 +21,8 @@ import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -246,12 +248,18 @@ final class TxRelay
         INSTANCE
     }
 
-    /** Reply {@code Reached} once every stream is read to {@code positions}. */
-    record DrainTo(long[] positions, ActorRef<Reached> replyTo) implements Command
+    /** What {@link DrainTo} waits for when the whole node leaves, rather than one socket of it. */
+    static final int WHOLE_NODE = -1;
+
+    /**
+     * Reply {@code Reached} once every stream is read to {@code positions}: the node's last sends before it leaves
+     * ({@link #WHOLE_NODE}), or before its socket {@code socketId} is released.
+     */
+    record DrainTo(long[] positions, int socketId, ActorRef<Reached> replyTo) implements Command
     {
     }
 
-    record Reached(TxRelay relay)
+    record Reached(TxRelay relay, int socketId)
     {
     }
 
@@ -293,7 +301,8 @@ final class TxRelay
         private final TxRelay relay;
         private final RingDoorbell doorbell;
         private final RingDutyCycle cycle;
-        private DrainTo drain;
+        /** Drains waiting for the streams to reach their positions, in the order asked. */
+        private final List<DrainTo> drains = new ArrayList<>();
 
         Actor(final ActorContext<Command> context, final TimerScheduler<Command> timers, final TxRelay relay,
             final RingDoorbell doorbell)
@@ -340,7 +349,7 @@ final class TxRelay
 
         private Behavior<Command> onDrainTo(final DrainTo message)
         {
-            drain = message;
+            drains.add(message);
             replyIfReached();
             return this;
         }
@@ -368,10 +377,18 @@ final class TxRelay
 
         private void replyIfReached()
         {
-            if (null != drain && relay.reached(drain.positions()))
+            for (int i = 0; i < drains.size(); )
             {
-                drain.replyTo().tell(new Reached(relay));
-                drain = null;
+                final DrainTo drain = drains.get(i);
+                if (relay.reached(drain.positions()))
+                {
+                    drains.remove(i);
+                    drain.replyTo().tell(new Reached(relay, drain.socketId()));
+                }
+                else
+                {
+                    i++;
+                }
             }
         }
     }

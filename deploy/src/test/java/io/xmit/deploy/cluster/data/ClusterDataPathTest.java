@@ -438,7 +438,8 @@ class ClusterDataPathTest
     {
         long drops = 0;
         for (final CounterType type : List.of(CounterType.RX_DROP_MALFORMED, CounterType.RX_DROP_NO_SOCKET,
-            CounterType.RX_DROP_SOCKET_RING_FULL, CounterType.RX_DROP_UNSUPPORTED, CounterType.RX_DROP_FAILED))
+            CounterType.RX_DROP_SOCKET_RING_FULL, CounterType.RX_DROP_NODE_DOWN, CounterType.RX_DROP_UNSUPPORTED,
+            CounterType.RX_DROP_FAILED))
         {
             drops += pipeline.total(type, 0);
         }

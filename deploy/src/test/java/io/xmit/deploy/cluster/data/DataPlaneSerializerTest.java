@@ -54,7 +54,6 @@ class DataPlaneSerializerTest
             new DataPlaneMessage.Receipt(12, 1L << 35),
             new DataPlaneMessage.UnbindSocket(12, ref),
             new DataPlaneMessage.SocketUnbound(12, 1L << 40),
-            new DataPlaneMessage.ReleaseSocket(12, 99_999L),
             new DataPlaneMessage.NodeDrained("akka://c@127.0.0.1:25521", 12_345L));
         for (final DataPlaneMessage message : messages)
         {
@@ -85,6 +84,14 @@ class DataPlaneSerializerTest
             List.of(leavingBack.node(), leavingBack.incarnation(), leavingBack.replyTo()));
         assertArrayEquals(leaving.txPositions(), leavingBack.txPositions());
 
+        final DataPlaneMessage.ReleaseSocket release = new DataPlaneMessage.ReleaseSocket(12, 99_999L,
+            new long[] {64, 1L << 34});
+        final DataPlaneMessage.ReleaseSocket releaseBack = (DataPlaneMessage.ReleaseSocket)roundTrip(release);
+        assertEquals(List.of(release.socketId(), release.received()),
+            List.of(releaseBack.socketId(), releaseBack.received()));
+        assertArrayEquals(release.txPositions(), releaseBack.txPositions());
+        assertEquals("Y", serializer.manifest(release));
+
         final DataPlaneMessage.QueueMapChanged change = new DataPlaneMessage.QueueMapChanged(1, 3, 4,
             new long[] {0b0001, 0b0110, 0b1000});
         final DataPlaneMessage.QueueMapChanged changeBack = (DataPlaneMessage.QueueMapChanged)roundTrip(change);
@@ -104,7 +111,7 @@ class DataPlaneSerializerTest
     @Test
     void anUnknownManifestIsRefusedByName()
     {
-        assertEquals("xmit data plane: unknown manifest 'Z' (3 bytes); known are B, S, F, R, C, U, E, X, L, D, Q: is " +
+        assertEquals("xmit data plane: unknown manifest 'Z' (3 bytes); known are B, S, F, R, C, U, E, Y, L, D, Q: is " +
             "the sender a different xmit version?", assertThrows(NotSerializableException.class,
                 () -> serializer.fromBinary(new byte[3], "Z")).getMessage());
     }

@@ -39,8 +39,8 @@ final class EdgeRole implements FailureNode.NodeRole
     static final int FLOWS = 48;
     private static final int CLIENT_PORT = 20_000;
     private static final List<CounterType> RX_DROPS = List.of(CounterType.RX_DROP_MALFORMED,
-        CounterType.RX_DROP_NO_SOCKET, CounterType.RX_DROP_SOCKET_RING_FULL, CounterType.RX_DROP_UNSUPPORTED,
-        CounterType.RX_DROP_FAILED, CounterType.RX_DROP_SHUTDOWN);
+        CounterType.RX_DROP_NO_SOCKET, CounterType.RX_DROP_SOCKET_RING_FULL, CounterType.RX_DROP_NODE_DOWN,
+        CounterType.RX_DROP_UNSUPPORTED, CounterType.RX_DROP_FAILED, CounterType.RX_DROP_SHUTDOWN);
 
     private final Deployment deployment;
     private final ClusterNode node;
