@@ -2,6 +2,8 @@ package io.xmit.actors.cpu;
 
 import akka.actor.ActorRef;
 import akka.actor.ActorSystem;
+import akka.actor.typed.MailboxSelector;
+import akka.actor.typed.Props;
 import akka.dispatch.Envelope;
 import akka.dispatch.MailboxType;
 import akka.dispatch.MessageQueue;
@@ -26,6 +28,17 @@ public final class PipelineMailbox implements MailboxType, ProducesMessageQueue<
     public static final String CONFIG_PATH = "xmit-mailbox";
 
     private final int capacity;
+
+    /**
+     * {@code props} with this mailbox, for an actor that is told a message per wake-up (a ring's consumer): when the
+     * system's configuration has {@link #CONFIG_PATH} (the actors module's {@code reference.conf} does, unless the
+     * application built its configuration without the reference files); otherwise {@code props} as they are.
+     */
+    public static Props selectIn(final akka.actor.typed.ActorSystem<?> system, final Props props)
+    {
+        return system.settings().config().hasPath(CONFIG_PATH) ?
+            props.withNext(MailboxSelector.fromConfig(CONFIG_PATH)) : props;
+    }
 
     /** Akka's constructor for a mailbox type: the system's settings and this mailbox's configuration. */
     public PipelineMailbox(final ActorSystem.Settings settings, final Config config)

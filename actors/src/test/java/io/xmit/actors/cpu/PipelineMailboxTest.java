@@ -1,15 +1,20 @@
 package io.xmit.actors.cpu;
 
 import akka.actor.ActorRef;
+import akka.actor.testkit.typed.javadsl.ActorTestKit;
+import akka.actor.typed.Props;
+import akka.actor.typed.javadsl.Behaviors;
 import akka.dispatch.Envelope;
 import akka.dispatch.MessageQueue;
 import com.typesafe.config.ConfigFactory;
+import io.xmit.actors.internal.stage.ActorWake;
 import io.xmit.pipeline.AllocationMeter;
 import org.junit.jupiter.api.Test;
 import scala.Option;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -19,6 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class PipelineMailboxTest
 {
+    private static final int WAKE_UPS = 100_000;
+
     private static MessageQueue queue(final int capacity)
     {
         return new PipelineMailbox(null, ConfigFactory.parseString("capacity = " + capacity))
@@ -93,6 +100,56 @@ class PipelineMailboxTest
         }, 100_000, 1_000_000);
         assertEquals(1_000_000, measured.result());
         assertEquals(0, measured.allocatedBytes());
+    }
+
+    /**
+     * An actor woken once per ring turn (a cluster data plane's relay or remote socket receiver, as a pipeline actor)
+     * spawned with {@link PipelineMailbox#selectIn} costs its wakers nothing; with Akka's default mailbox each wake-up
+     * allocates the queue's node on the waking thread, which the same measurement sees (the bench's cluster hop
+     * allocated 25-32 bytes a packet so).
+     */
+    @Test
+    void anActorSpawnedWithSelectInIsWokenWithoutAllocating()
+    {
+        final ActorTestKit kit = ActorTestKit.create();
+        try
+        {
+            assertEquals(0, wakeUpAllocation(kit, PipelineMailbox.selectIn(kit.system(), Props.empty())));
+            final long defaultMailbox = wakeUpAllocation(kit, Props.empty());
+            assertTrue(defaultMailbox >= 16L * WAKE_UPS, "Akka's default mailbox: " + defaultMailbox + " bytes");
+        }
+        finally
+        {
+            kit.shutdownTestKit();
+        }
+    }
+
+    /** Bytes the waking thread allocates for {@link #WAKE_UPS} wake-ups, in runs the actor keeps up with. */
+    private static long wakeUpAllocation(final ActorTestKit kit, final Props props)
+    {
+        final AtomicLong polls = new AtomicLong();
+        final long[] woken = {0};
+        final ActorWake<String> wake = new ActorWake<>("poll");
+        wake.bind(kit.spawn(Behaviors.receiveMessage(poll ->
+        {
+            polls.incrementAndGet();
+            return Behaviors.same();
+        }), props));
+        return AllocationMeter.measure(operations ->
+        {
+            for (int i = 0; i < operations; i++)
+            {
+                wake.run();
+                if (0 == ++woken[0] % 256)
+                {
+                    while (polls.get() < woken[0])
+                    {
+                        Thread.onSpinWait();
+                    }
+                }
+            }
+            return operations;
+        }, WAKE_UPS, WAKE_UPS).allocatedBytes();
     }
 
     @Test

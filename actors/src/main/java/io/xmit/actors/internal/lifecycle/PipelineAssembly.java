@@ -4,7 +4,6 @@ import akka.actor.typed.ActorRef;
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.Behavior;
 import akka.actor.typed.DispatcherSelector;
-import akka.actor.typed.MailboxSelector;
 import akka.actor.typed.Props;
 import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.PortAddress;
@@ -393,12 +392,10 @@ public final class PipelineAssembly
      */
     private static Props[] placement(final ActorSystem<?> system, final DispatcherSelector[] dispatchers)
     {
-        final boolean mailbox = system.settings().config().hasPath(PipelineMailbox.CONFIG_PATH);
         final Props[] placement = new Props[dispatchers.length];
         for (int i = 0; i < dispatchers.length; i++)
         {
-            placement[i] = mailbox ?
-                dispatchers[i].withNext(MailboxSelector.fromConfig(PipelineMailbox.CONFIG_PATH)) : dispatchers[i];
+            placement[i] = PipelineMailbox.selectIn(system, dispatchers[i]);
         }
         return placement;
     }

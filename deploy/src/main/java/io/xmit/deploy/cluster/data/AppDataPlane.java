@@ -3,6 +3,7 @@ package io.xmit.deploy.cluster.data;
 import akka.actor.typed.ActorRef;
 import akka.actor.typed.Behavior;
 import akka.actor.typed.PostStop;
+import akka.actor.typed.Props;
 import akka.actor.typed.javadsl.AbstractBehavior;
 import akka.actor.typed.javadsl.ActorContext;
 import akka.actor.typed.javadsl.Behaviors;
@@ -12,6 +13,7 @@ import akka.actor.typed.receptionist.Receptionist;
 import akka.cluster.UniqueAddress;
 import akka.cluster.typed.Cluster;
 import io.xmit.actors.DatagramHandler;
+import io.xmit.actors.cpu.PipelineMailbox;
 import io.xmit.actors.internal.stage.ActorWake;
 import io.xmit.pipeline.flow.FlowHasher;
 import io.xmit.transport.ring.NetworkRings;
@@ -274,7 +276,8 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
         final RemoteUdpSocket udp = new RemoteUdpSocket(bound, txStreams, hasher);
         socket.receiver = new RemoteSocketReceiver(udp, socket.ring, socket.open.handler(), 64);
         socket.actor = getContext().spawn(RemoteSocketReceiver.create(socket.receiver, socket.doorbell, socket.wake,
-            spinPolls, getContext().getSelf(), socket.streamId), "socket-" + bound.socketId());
+            spinPolls, getContext().getSelf(), socket.streamId), "socket-" + bound.socketId(),
+            PipelineMailbox.selectIn(getContext().getSystem(), Props.empty()));
         socket.open.replyTo().tell(new Opened(udp, null));
         if (null != socket.closing)
         {

@@ -3,6 +3,7 @@ package io.xmit.deploy.cluster.data;
 import akka.actor.typed.ActorRef;
 import akka.actor.typed.Behavior;
 import akka.actor.typed.PostStop;
+import akka.actor.typed.Props;
 import akka.actor.typed.javadsl.AbstractBehavior;
 import akka.actor.typed.javadsl.ActorContext;
 import akka.actor.typed.javadsl.Behaviors;
@@ -18,6 +19,7 @@ import io.xmit.actors.PortAddress;
 import io.xmit.actors.RemoteMember;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.XpsChange;
+import io.xmit.actors.cpu.PipelineMailbox;
 import io.xmit.actors.internal.stage.ActorWake;
 import io.xmit.pipeline.xps.QueueMap;
 import io.xmit.pipeline.xps.XpsMask;
@@ -698,7 +700,8 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
             streams[q] = rings.addSubscription(dataEndpoint, TX_STREAM_BASE + n * MAX_TX_QUEUES + q, doorbell);
         }
         final TxRelay relay = new TxRelay(streams);
-        final ActorRef<TxRelay.Command> actor = getContext().spawn(TxRelay.create(relay, doorbell, wake), "relay-" + n);
+        final ActorRef<TxRelay.Command> actor = getContext().spawn(TxRelay.create(relay, doorbell, wake), "relay-" + n,
+            PipelineMailbox.selectIn(getContext().getSystem(), Props.empty()));
         return new EdgeNode(address, incarnation, relay, actor);
     }
 
