@@ -131,6 +131,16 @@ public record ReceiveBooks(
         return dropsByReason().values().stream().mapToLong(Long::longValue).sum();
     }
 
+    /**
+     * Frames that arrived and never reached a socket's ring or the host's: missed or dropped by the device, or dropped
+     * by an RX queue under any of its reasons.
+     */
+    public long droppedOnArrival()
+    {
+        return missed + deviceDropped + dropMalformed + dropUnsupported + dropNoSocket + dropSocketRingFull +
+            dropNodeDown + dropFailed + dropShutdown;
+    }
+
     /** The drops by reason (counter name → frames), the reasons with none left out; {@link #missed} is apart. */
     public Map<String, Long> dropsByReason()
     {

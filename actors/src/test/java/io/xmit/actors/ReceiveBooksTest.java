@@ -62,6 +62,15 @@ class ReceiveBooksTest
         assertEquals(List.of(), AT_REST.gaps());
     }
 
+    /** Missed 90, dropped by the device 10 and by the RX queues 5 + 6 + 7 + 30 + 3 + 1 + 2; not the host's 9. */
+    @Test
+    void droppedOnArrivalIsTheDevicesAndTheRxQueuesDropsAndTheMissed()
+    {
+        assertEquals(151, AT_REST.droppedOnArrival());
+        assertEquals(154, new ReceiveBooks(1, 1003, 903, 90, 10, 903, 800, 40, 5, 6, 7, 30, 1, 2, 9, 795, 5, 40, 4, 1,
+            3).droppedOnArrival(), "rx_drop_node_down counts");
+    }
+
     @Test
     void booksInFlightBalanceAndShowWhatIsInEachRing()
     {

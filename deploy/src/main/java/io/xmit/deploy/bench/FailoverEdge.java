@@ -17,7 +17,6 @@ import io.xmit.actors.Pipeline;
 import io.xmit.actors.SendResult;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
-import io.xmit.actors.stats.CounterType;
 import io.xmit.deploy.cluster.data.EdgeDataPlane;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -29,10 +28,6 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 final class FailoverEdge implements AutoCloseable
 {
-    private static final List<CounterType> RX_DROPS = List.of(CounterType.RX_DROP_MALFORMED,
-        CounterType.RX_DROP_NO_SOCKET, CounterType.RX_DROP_SOCKET_RING_FULL, CounterType.RX_DROP_UNSUPPORTED,
-        CounterType.RX_DROP_FAILED, CounterType.RX_DROP_SHUTDOWN);
-
     private final EdgeNode edge;
     private final int sockets;
     private final FailoverBook book;
@@ -172,7 +167,7 @@ final class FailoverEdge implements AutoCloseable
     Balance balance(final String lost)
     {
         final Pipeline pipeline = edge.pipeline().pipeline();
-        return balance(sent.get(), answered.get(), drops(pipeline, 0), drops(pipeline, 1) + refused.get(),
+        return balance(sent.get(), answered.get(), pipeline.accounting().received().get(0).droppedOnArrival(), pipeline.accounting().received().get(1).droppedOnArrival() + refused.get(),
             edge.books().nodes(), lost);
     }
 
@@ -213,20 +208,6 @@ final class FailoverEdge implements AutoCloseable
         return new Balance(sent, accounted, notDelivered, lostThere, problems.isEmpty() ? "" : problems.substring(2));
     }
 
-    /** What port {@code port} dropped on receive, counted: every RX-queue reason, the device's missed and dropped. */
-    private static long drops(final Pipeline pipeline, final int port)
-    {
-        long drops = 0;
-        for (final CounterType type : RX_DROPS)
-        {
-            drops += pipeline.total(type, port);
-        }
-        for (int q = 0; q < pipeline.driver(port).rxQueueCount(); q++)
-        {
-            drops += pipeline.driver(port).stats(q).rxMissed() + pipeline.driver(port).stats(q).rxDropped();
-        }
-        return drops;
-    }
 
     @Override
     public void close()

@@ -38,9 +38,6 @@ final class EdgeRole implements FailureNode.NodeRole
 {
     static final int FLOWS = 48;
     private static final int CLIENT_PORT = 20_000;
-    private static final List<CounterType> RX_DROPS = List.of(CounterType.RX_DROP_MALFORMED,
-        CounterType.RX_DROP_NO_SOCKET, CounterType.RX_DROP_SOCKET_RING_FULL, CounterType.RX_DROP_NODE_DOWN,
-        CounterType.RX_DROP_UNSUPPORTED, CounterType.RX_DROP_FAILED, CounterType.RX_DROP_SHUTDOWN);
 
     private final Deployment deployment;
     private final ClusterNode node;
@@ -188,8 +185,9 @@ final class EdgeRole implements FailureNode.NodeRole
             flows.merge((int)servedBy.get(f), 1, Integer::sum);
         }
         final StringBuilder line = new StringBuilder("edge sent=" + sent.get() + " notSent=" + notSent.get() +
-            " answered=" + answered.get() + " dropped=" + drops(0) + " noSocket=" +
-            pipeline.total(CounterType.RX_DROP_NO_SOCKET, 0) + " replyDropped=" + drops(1) + " verify=" + verified);
+            " answered=" + answered.get() + " dropped=" + droppedOnArrival(0) + " noSocket=" +
+            pipeline.total(CounterType.RX_DROP_NO_SOCKET, 0) + " replyDropped=" + droppedOnArrival(1) + " verify=" +
+            verified);
         for (int n = 1; n < deployment.nodes().size(); n++)
         {
             line.append(" flows.").append(deployment.nodes().get(n).name()).append('=').append(flows.getOrDefault(n,
@@ -210,18 +208,8 @@ final class EdgeRole implements FailureNode.NodeRole
         FailureNode.say("end books");
     }
 
-    /** What port {@code port} dropped on receive, counted: every RX-queue reason, the device's missed and dropped. */
-    private long drops(final int port)
+    private long droppedOnArrival(final int port)
     {
-        long drops = 0;
-        for (final CounterType type : RX_DROPS)
-        {
-            drops += pipeline.total(type, port);
-        }
-        for (int q = 0; q < pipeline.driver(port).rxQueueCount(); q++)
-        {
-            drops += pipeline.driver(port).stats(q).rxMissed() + pipeline.driver(port).stats(q).rxDropped();
-        }
-        return drops;
+        return pipeline.accounting().received().get(port).droppedOnArrival();
     }
 }
