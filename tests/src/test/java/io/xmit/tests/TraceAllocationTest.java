@@ -67,7 +67,7 @@ class TraceAllocationTest
             }, WINDOW, WINDOW);
             assertEquals(WINDOW, send.result());
             assertEquals(0, send.allocatedBytes(), "traced send: " + send);
-            assertTrue(pipeline.tracer().events() > WINDOW, "the sends were traced");
+            assertTrue(pipeline.tracer().events() + pipeline.tracer().dropped() > WINDOW, "the sends were traced");
         }
     }
 
@@ -99,7 +99,8 @@ class TraceAllocationTest
                 windows.append(' ').append(bytes);
                 least = Math.min(least, bytes);
             }
-            assertTrue(pipeline.tracer().events() > 4L * WINDOW, "the packets were traced");
+            assertTrue(pipeline.tracer().events() + pipeline.tracer().dropped() > 4L * WINDOW,
+                "the packets were traced (into the ring, or dropped with it full)");
             assertTrue(least < bound, "bytes allocated on the CPU threads per window of " + 2 * WINDOW +
                 " traced packets:" + windows + " (trace events " + pipeline.tracer().events() + ", dropped " +
                 pipeline.tracer().dropped() + ")");

@@ -1,5 +1,7 @@
 package io.xmit.pipeline.frame;
 
+import java.nio.ByteOrder;
+
 import io.xmit.pipeline.flow.FlowKey;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -31,8 +33,10 @@ public final class UdpFrameWriter
         Ipv4Flyweight.MAX_TOTAL_LENGTH - Ipv4Flyweight.MIN_HEADER_LENGTH - UdpFlyweight.HEADER_LENGTH;
     public static final int MAX_IPV6_PAYLOAD_LENGTH = UdpFlyweight.MAX_LENGTH - UdpFlyweight.HEADER_LENGTH;
 
-    private final EthernetFlyweight ethernet = new EthernetFlyweight();
-    private final Ipv4Flyweight ipv4 = new Ipv4Flyweight();
+    private static final ByteOrder NETWORK = ByteOrder.BIG_ENDIAN;
+    /** Version 4, header length 5 words: no options. */
+    private static final int IPV4_VERSION_IHL = 0x45;
+
     private final Ipv6Flyweight ipv6 = new Ipv6Flyweight();
     private final UdpFlyweight udp = new UdpFlyweight();
 
@@ -207,60 +211,92 @@ public final class UdpFrameWriter
         final int payloadLength)
     {
         final boolean isIpv4 = FlowKey.FAMILY_IPV4 == flow.family();
-        final int ethertype = isIpv4 ? EthernetFlyweight.ETHERTYPE_IPV4 : EthernetFlyweight.ETHERTYPE_IPV6;
-        ethernet.wrap(buffer, offset).destination(destinationMac).source(sourceMac);
-        final int l3Offset;
-        if (vlan)
-        {
-            ethernet.vlan(vlanPcp, vlanId, ethertype);
-            l3Offset = offset + EthernetFlyweight.VLAN_HEADER_LENGTH;
-        }
-        else
-        {
-            ethernet.ethertype(ethertype);
-            l3Offset = offset + EthernetFlyweight.HEADER_LENGTH;
-        }
-
+        final int l3Offset = writeEthernet(buffer, offset, destinationMac, sourceMac,
+            isIpv4 ? EthernetFlyweight.ETHERTYPE_IPV4 : EthernetFlyweight.ETHERTYPE_IPV6);
         final int udpLength = UdpFlyweight.HEADER_LENGTH + payloadLength;
-        final int l4Offset;
-        final long pseudoHeaderSum;
         if (isIpv4)
         {
-            l4Offset = l3Offset + Ipv4Flyweight.MIN_HEADER_LENGTH;
-            ipv4.wrap(buffer, l3Offset)
-                .versionAndHeaderLength(Ipv4Flyweight.MIN_HEADER_LENGTH)
-                .tos(trafficClass)
-                .totalLength(Ipv4Flyweight.MIN_HEADER_LENGTH + udpLength)
-                .identification(nextIdentification)
-                .flagsAndFragmentOffset(dontFragment ? Ipv4Flyweight.FLAG_DONT_FRAGMENT : 0)
-                .ttl(ttl)
-                .protocol(FlowKey.PROTO_UDP)
-                .source(flow.srcIpv4())
-                .destination(flow.dstIpv4())
-                .updateHeaderChecksum();
-            nextIdentification = (nextIdentification + 1) & 0xFFFF;
-            pseudoHeaderSum = Checksums.ipv4PseudoHeaderSum(
-                flow.srcIpv4(), flow.dstIpv4(), FlowKey.PROTO_UDP, udpLength);
+            writeIpv4Udp(buffer, l3Offset, flow, udpLength);
+            return;
         }
-        else
-        {
-            l4Offset = l3Offset + Ipv6Flyweight.HEADER_LENGTH;
-            ipv6.wrap(buffer, l3Offset)
-                .versionClassAndLabel(trafficClass, flowLabel)
-                .payloadLength(udpLength)
-                .nextHeader(FlowKey.PROTO_UDP)
-                .hopLimit(ttl)
-                .source(flow.srcHi(), flow.srcLo())
-                .destination(flow.dstHi(), flow.dstLo());
-            pseudoHeaderSum = Checksums.ipv6PseudoHeaderSum(
-                flow.srcHi(), flow.srcLo(), flow.dstHi(), flow.dstLo(), FlowKey.PROTO_UDP, udpLength);
-        }
-
-        udp.wrap(buffer, l4Offset)
+        ipv6.wrap(buffer, l3Offset)
+            .versionClassAndLabel(trafficClass, flowLabel)
+            .payloadLength(udpLength)
+            .nextHeader(FlowKey.PROTO_UDP)
+            .hopLimit(ttl)
+            .source(flow.srcHi(), flow.srcLo())
+            .destination(flow.dstHi(), flow.dstLo());
+        udp.wrap(buffer, l3Offset + Ipv6Flyweight.HEADER_LENGTH)
             .sourcePort(flow.srcPort())
             .destinationPort(flow.dstPort())
             .length(udpLength)
-            .updateChecksum(pseudoHeaderSum);
+            .updateChecksum(Checksums.ipv6PseudoHeaderSum(
+                flow.srcHi(), flow.srcLo(), flow.dstHi(), flow.dstLo(), FlowKey.PROTO_UDP, udpLength));
+    }
+
+    /**
+     * The Ethernet header (and 802.1Q tag) in two or three big-endian stores rather than a store per field: the
+     * frame is written per packet, and every store is a bounds-checked call.
+     * <pre>
+     *   0: destination MAC (6) | source MAC (6) | EtherType (2)                      untagged, 14 bytes
+     *   0: destination MAC (6) | source MAC (6) | 0x8100 (2) | TCI (2) | EtherType (2)   tagged, 18 bytes
+     * </pre>
+     *
+     * @return the offset of the L3 header.
+     */
+    private int writeEthernet(final MutableDirectBuffer buffer, final int offset, final long destinationMac,
+        final long sourceMac, final int ethertype)
+    {
+        buffer.putLong(offset, destinationMac << 16 | (sourceMac >>> 32 & 0xFFFF), NETWORK);
+        if (vlan)
+        {
+            buffer.putLong(offset + 8, (sourceMac & 0xFFFF_FFFFL) << 32 | (long)EthernetFlyweight.ETHERTYPE_VLAN << 16 |
+                EthernetFlyweight.vlanTci(vlanPcp, vlanId), NETWORK);
+            buffer.putShort(offset + 16, (short)ethertype, NETWORK);
+            return offset + EthernetFlyweight.VLAN_HEADER_LENGTH;
+        }
+        buffer.putInt(offset + 8, (int)sourceMac, NETWORK);
+        buffer.putShort(offset + 12, (short)ethertype, NETWORK);
+        return offset + EthernetFlyweight.HEADER_LENGTH;
+    }
+
+    /**
+     * The IPv4 header (no options) and the UDP header in four big-endian stores, both checksums computed from the
+     * fields as they are stored (the IPv4 one) and from the payload in place (the UDP one), so no header is read back.
+     * The internet checksum may add 32-bit words instead of 16-bit ones ({@link Checksums}): each long below is summed
+     * by its two halves.
+     * <pre>
+     *   +0: 0x45 | TOS | total length | identification | flags + fragment offset
+     *   +8: TTL | protocol | header checksum | source address
+     *  +16: destination address | source port | destination port
+     *  +24: UDP length | UDP checksum
+     * </pre>
+     */
+    private void writeIpv4Udp(final MutableDirectBuffer buffer, final int l3Offset, final FlowKey flow,
+        final int udpLength)
+    {
+        final long versionToFragment = (long)IPV4_VERSION_IHL << 56 | (long)trafficClass << 48 |
+            (long)(Ipv4Flyweight.MIN_HEADER_LENGTH + udpLength) << 32 | (long)nextIdentification << 16 |
+            (dontFragment ? Ipv4Flyweight.FLAG_DONT_FRAGMENT : 0);
+        nextIdentification = (nextIdentification + 1) & 0xFFFF;
+        final long ttlProtocol = (long)ttl << 8 | FlowKey.PROTO_UDP;
+        final long source = flow.srcIpv4() & 0xFFFF_FFFFL;
+        final long destination = flow.dstIpv4() & 0xFFFF_FFFFL;
+        final long headerChecksum = Checksums.complement((versionToFragment >>> 32) +
+            (versionToFragment & 0xFFFF_FFFFL) + ttlProtocol + source + destination);
+        final long ports = (long)flow.srcPort() << 16 | flow.dstPort();
+        final int l4Offset = l3Offset + Ipv4Flyweight.MIN_HEADER_LENGTH;
+        buffer.putLong(l3Offset, versionToFragment, NETWORK);
+        buffer.putLong(l3Offset + 8, ttlProtocol << 48 | headerChecksum << 32 | source, NETWORK);
+        buffer.putLong(l3Offset + 16, destination << 32 | ports, NETWORK);
+        final long udpSum = Checksums.sum(buffer, l4Offset + UdpFlyweight.HEADER_LENGTH,
+            udpLength - UdpFlyweight.HEADER_LENGTH,
+            Checksums.ipv4PseudoHeaderSum((int)source, (int)destination, FlowKey.PROTO_UDP, udpLength) + ports +
+                udpLength);
+        final int udpChecksum = Checksums.complement(udpSum);
+        // A computed 0 is sent as 0xFFFF: 0 on the wire means "no checksum" (RFC 768).
+        buffer.putInt(l4Offset + UdpFlyweight.LENGTH_OFFSET, udpLength << 16 | (0 == udpChecksum ? 0xFFFF : udpChecksum),
+            NETWORK);
     }
 
     private static void checkRange(final String name, final int value, final int max)

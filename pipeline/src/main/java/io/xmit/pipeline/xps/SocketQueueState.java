@@ -11,7 +11,8 @@ import java.lang.invoke.VarHandle;
  * <p>
  * "Connected" stands in for the kernel's cached dst: only a connected socket caches a TX queue (§1.2, §1.4)
  * or records an RX queue (§2.4). The socket's owner writes the cached TX queue and its time; the RX path records the
- * RX queue and TX completions decrement the in-flight count from other threads, so those are volatile or atomic.
+ * RX queue and TX completions count theirs from other threads, so those are volatile or atomic; the in-flight count is
+ * the sender's count (a release store per packet) less the completions' (an atomic add per reclaim).
  * <p>
  * The cache ages as in 6.19 (§1.6): with a reselection period {@code p > 0}, a mapping set more than {@code p} ago
  * reads as nothing cached, so a busy flow re-runs XPS or the hash. With {@code p == 0} it never ages, as before 6.19.
@@ -38,13 +39,15 @@ public final class SocketQueueState
      */
     public static final long REFRESH_NANOS = 1_000_000_000L;
 
-    private static final VarHandle IN_FLIGHT;
+    private static final VarHandle SENT;
+    private static final VarHandle COMPLETED;
 
     static
     {
         try
         {
-            IN_FLIGHT = MethodHandles.lookup().findVarHandle(SocketQueueState.class, "inFlight", long.class);
+            SENT = MethodHandles.lookup().findVarHandle(SocketQueueState.class, "sent", long.class);
+            COMPLETED = MethodHandles.lookup().findVarHandle(SocketQueueState.class, "completed", long.class);
         }
         catch (final ReflectiveOperationException ex)
         {
@@ -88,7 +91,13 @@ public final class SocketQueueState
         this.reselectionNanos = reselectionNanos;
     }
     private volatile int rxQueue = NONE;
-    private volatile long inFlight;
+    /**
+     * Packets handed to a TX queue: written only by the thread sending on the socket (one at a time), so a release
+     * store per packet rather than an atomic add; the in-flight count is this less {@link #completed}.
+     */
+    private volatile long sent;
+    /** Packets completed: added to by the completing threads (any TX queue's), atomically. */
+    private volatile long completed;
 
     public boolean connected()
     {
@@ -206,14 +215,17 @@ public final class SocketQueueState
     }
 
     /**
-     * Counts a packet handed to a TX queue. Call after {@link #oooOkay()} was read for it: ooo_okay is
+     * Counts a packet handed to a TX queue, on the thread sending on the socket (one at a time, as for the socket
+     * itself), before the packet can complete. Call after {@link #oooOkay()} was read for it: ooo_okay is
      * decided before the packet's own charge (§1.5).
      *
      * @return the in-flight count after the increment.
      */
     public long packetSent()
     {
-        return (long)IN_FLIGHT.getAndAdd(this, 1L) + 1;
+        final long now = sent + 1;
+        SENT.setRelease(this, now);
+        return now - completed;
     }
 
     /**
@@ -235,12 +247,18 @@ public final class SocketQueueState
      */
     public long packetsCompleted(final long packets)
     {
-        return (long)IN_FLIGHT.getAndAdd(this, -packets) - packets;
+        final long done = (long)COMPLETED.getAndAdd(this, packets) + packets;
+        return sent - done;
     }
 
+    /**
+     * The packets sent and not completed. Completions are read first: a packet completes only after it was sent, so
+     * the difference is never below what was in flight at the first read, nor negative.
+     */
     public long inFlight()
     {
-        return inFlight;
+        final long done = completed;
+        return sent - done;
     }
 
     /**
