@@ -167,10 +167,9 @@ final class RemoteSocketReceiver
         @Override
         public Receive<Command> createReceive()
         {
-            return newReceiveBuilder()
-                .onMessageEquals(Poll.INSTANCE, this::onPoll)
+            return new PollFirstReceive<>(Poll.INSTANCE, this::onPoll, newReceiveBuilder()
                 .onMessage(DrainTo.class, this::onDrainTo)
-                .build();
+                .build());
         }
 
         private Behavior<Command> onPoll()

@@ -317,13 +317,12 @@ final class TxRelay
         @Override
         public Receive<Command> createReceive()
         {
-            return newReceiveBuilder()
-                .onMessageEquals(Poll.INSTANCE, this::onPoll)
+            return new PollFirstReceive<>(Poll.INSTANCE, this::onPoll, newReceiveBuilder()
                 .onMessageEquals(Retry.INSTANCE, this::onRetry)
                 .onMessage(DrainTo.class, this::onDrainTo)
                 .onMessage(Fence.class, this::onFence)
                 .onMessage(Stop.class, this::onStop)
-                .build();
+                .build());
         }
 
         private Behavior<Command> onPoll()
