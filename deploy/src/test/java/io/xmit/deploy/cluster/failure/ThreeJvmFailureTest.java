@@ -1,5 +1,6 @@
 package io.xmit.deploy.cluster.failure;
 
+import io.xmit.deploy.cluster.FreePorts;
 import io.xmit.pipeline.testing.Await;
 
 import org.junit.jupiter.api.AfterEach;
@@ -8,8 +9,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.DatagramSocket;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -375,8 +374,8 @@ class ThreeJvmFailureTest
         for (final String node : List.of("edge-1", "app-1", "app-2", "app-3"))
         {
             final boolean isEdge = node.startsWith("edge");
-            entries.add("{ name = " + node + ", host = \"127.0.0.1\", port = " + freeTcpPort() + ", data-port = " +
-                freeUdpPort() + ", roles = [" + (isEdge ? "edge" : "app") + "]" + (isEdge ? ", devices = [{ name = " +
+            entries.add("{ name = " + node + ", host = \"127.0.0.1\", port = " + FreePorts.tcp() + ", data-port = " +
+                FreePorts.udp() + ", roles = [" + (isEdge ? "edge" : "app") + "]" + (isEdge ? ", devices = [{ name = " +
                 "nic0, device = \"loop:tx=2,rx=2,ring=1024,frame=2048\", cpus = 1, spin-polls = 0, " +
                 "counters.directory = \"" + dir + "\" }]" : "") + " }");
         }
@@ -388,21 +387,5 @@ class ThreeJvmFailureTest
             "    split-brain { strategy = static-quorum, role = edge, quorum-size = 1, stable-after = 3s }\n" +
             "    drain-deadline = 20s\n  }\n}\n" +
             "akka.remote.artery { advanced.inbound-lanes = 1, bind.bind-timeout = 30s }\n";
-    }
-
-    private static int freeTcpPort() throws IOException
-    {
-        try (ServerSocket socket = new ServerSocket(0))
-        {
-            return socket.getLocalPort();
-        }
-    }
-
-    private static int freeUdpPort() throws IOException
-    {
-        try (DatagramSocket socket = new DatagramSocket(0))
-        {
-            return socket.getLocalPort();
-        }
     }
 }
