@@ -14,6 +14,7 @@ import akka.cluster.ClusterEvent;
 import akka.cluster.typed.Cluster;
 import akka.cluster.typed.Subscribe;
 import io.xmit.actors.Pipeline;
+import io.xmit.actors.ReceiveBooks;
 import io.xmit.actors.SendResult;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
@@ -166,9 +167,9 @@ final class FailoverEdge implements AutoCloseable
     /** The books of the run so far, the node at {@code lost}'s unanswered requests its loss. */
     Balance balance(final String lost)
     {
-        final Pipeline pipeline = edge.pipeline().pipeline();
-        return balance(sent.get(), answered.get(), pipeline.accounting().received().get(0).droppedOnArrival(), pipeline.accounting().received().get(1).droppedOnArrival() + refused.get(),
-            edge.books().nodes(), lost);
+        final List<ReceiveBooks> received = edge.pipeline().pipeline().accounting().received();
+        return balance(sent.get(), answered.get(), received.get(0).droppedOnArrival(),
+            received.get(1).droppedOnArrival() + refused.get(), edge.books().nodes(), lost);
     }
 
     /**

@@ -210,12 +210,7 @@ class ChannelOwnershipTest
         assertEquals(16, f.rxCounter(CounterType.BUSY_POLL_PACKETS), "8 in the loop, 8 in the hand-back's last look");
         assertEquals(1, f.wakes.get(), "a full budget in the last look: the actor carries on (§9.4)");
         assertEquals(4, f.channel.pollRx(), "the rest of the burst");
-        final List<Long> expected = new ArrayList<>();
-        for (long i = 0; i < 20; i++)
-        {
-            expected.add(i);
-        }
-        assertEquals(expected, toList(LoopFrames.drain(f.busySubscription)));
+        assertEquals(sequence(20), toList(LoopFrames.drain(f.busySubscription)));
     }
 
     /**
@@ -242,12 +237,7 @@ class ChannelOwnershipTest
         assertEquals(List.of(false), f.driver.arms, "the last look finished the burst and armed nothing");
         assertEquals(1, f.wakes.get(), "so the RX queue's actor is rung to take the queue back");
         assertEquals(1, f.channel.pollRx(), "and its poll finds the frame that came after the burst");
-        final List<Long> expected = new ArrayList<>();
-        for (long i = 0; i < 13; i++)
-        {
-            expected.add(i);
-        }
-        assertEquals(expected, toList(LoopFrames.drain(f.otherSubscription)));
+        assertEquals(sequence(13), toList(LoopFrames.drain(f.otherSubscription)));
     }
 
     @Test
@@ -372,6 +362,17 @@ class ChannelOwnershipTest
         assertInOrderOnce(otherGot, total, true);
         assertTrue(f.rxCounter(CounterType.BUSY_POLL_PACKETS) > 0, "the socket did take frames by busy polling");
         assertTrue(actorFrames.get() > 0, "and the actor ran the queue too");
+    }
+
+    /** 0, 1, … {@code count - 1}: the sequence numbers of {@code count} frames sent from 0. */
+    private static List<Long> sequence(final int count)
+    {
+        final List<Long> numbers = new ArrayList<>();
+        for (long i = 0; i < count; i++)
+        {
+            numbers.add(i);
+        }
+        return numbers;
     }
 
     private static void assertInOrderOnce(final LongArrayList got, final long total, final boolean other)

@@ -62,6 +62,7 @@ class PollFirstReceiveTest
         receive.receiveMessage(new Other(8));
         assertEquals(2, polls);
         assertEquals(List.of(7, 8), others);
-        assertEquals(Behaviors.unhandled(), receive.receiveSignal(PostStop.instance()), "a signal: the built receive's");
+        assertEquals(Behaviors.unhandled(), receive.receiveSignal(PostStop.instance()),
+            "a signal: the built receive's");
     }
 }

@@ -28,8 +28,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The edge of a failure test: the node as {@link ClusterNode} starts it (the device's pipeline, the data plane with
- * the file's service as a reuseport group), and, the test's own, {@link #FLOWS} client sockets on the device's other port that send requests to the service at
- * a fixed rate ({@code load MICROS}: one request every MICROS µs, the flows in turn; {@code quiet} stops it). A
+ * the file's service as a reuseport group), and, the test's own, {@link #FLOWS} client sockets on the device's other
+ * port that send requests to the service at a fixed rate ({@code load MICROS}: one request every MICROS µs, the flows in turn; {@code quiet} stops it). A
  * request carries its flow; the app node writes its own number into the reply ({@link AppRole#NODE_BYTE}), so the
  * edge knows which node answered each flow and when a flow first moved off a node. {@code books} prints the clients'
  * books, the drops on both ports, the pipeline's verification and each app node's books on the edge.
