@@ -34,7 +34,7 @@ final class AeronPing implements ChildRole
     {
         aeron.awaitConnected(BenchClusterNodes.FORMATION);
         load.start(rate, flows, (flow, payload, length) ->
-            aeron.offer(payload, 0, length) ? PacedLoad.SENT : PacedLoad.RETRY);
+            aeron.offer(payload, 0, length) ? RequestPacer.NEXT : RequestPacer.RETRY);
     }
 
     @Override

@@ -130,8 +130,8 @@ final class BenchPipeline implements AutoCloseable
         load.start(rate, flows, (flow, payload, length) ->
         {
             final long result = sockets[flow].sendTo(SERVICE, payload, 0, length);
-            return result > 0 ? PacedLoad.SENT : SendResult.BACK_PRESSURED == result ||
-                SendResult.SEND_BUFFER_FULL == result ? PacedLoad.RETRY : PacedLoad.STOP;
+            return result > 0 ? RequestPacer.NEXT : SendResult.BACK_PRESSURED == result ||
+                SendResult.SEND_BUFFER_FULL == result ? RequestPacer.RETRY : RequestPacer.STOP;
         });
     }
 

@@ -5,7 +5,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 import akka.actor.typed.Behavior;
 import akka.actor.typed.Props;
@@ -19,7 +18,6 @@ import io.xmit.actors.SendResult;
 import io.xmit.actors.SocketOptions;
 import io.xmit.actors.UdpSocket;
 import io.xmit.deploy.cluster.data.EdgeDataPlane;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * The edge of the failover phase ({@link FailoverPhase}): the {@code cluster} variant's edge ({@link EdgeNode}), with
@@ -142,26 +140,17 @@ final class FailoverEdge implements AutoCloseable
     /** One request every {@code interval}, the flows in turn; a back-pressured send retried, a refused one counted. */
     private void offer(final long interval)
     {
-        final UnsafeBuffer payload = new UnsafeBuffer(new byte[BenchPipeline.PAYLOAD]);
-        long next = System.nanoTime();
-        int flow = 0;
-        while (null != load)
-        {
-            final long wait = next - System.nanoTime();
-            if (wait > 0)
+        RequestPacer.pace(BenchPipeline.PAYLOAD, clients.length, () -> interval, () -> null != load,
+            (flow, payload, length) ->
             {
-                LockSupport.parkNanos(wait);
-                continue;
-            }
-            final long result = clients[flow].sendTo(BenchPipeline.SERVICE, payload, 0, BenchPipeline.PAYLOAD);
-            if (SendResult.BACK_PRESSURED == result || SendResult.SEND_BUFFER_FULL == result)
-            {
-                continue;
-            }
-            (result > 0 ? sent : refused).incrementAndGet();
-            next += interval;
-            flow = flow + 1 == clients.length ? 0 : flow + 1;
-        }
+                final long result = clients[flow].sendTo(BenchPipeline.SERVICE, payload, 0, length);
+                if (SendResult.BACK_PRESSURED == result || SendResult.SEND_BUFFER_FULL == result)
+                {
+                    return RequestPacer.RETRY;
+                }
+                (result > 0 ? sent : refused).incrementAndGet();
+                return RequestPacer.NEXT;
+            });
     }
 
     /** The books of the run so far, the node at {@code lost}'s unanswered requests its loss. */

@@ -4,34 +4,20 @@ import java.nio.ByteBuffer;
 import java.util.Base64;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * The open-loop load of a {@code cluster} bench variant: one thread offers requests at a fixed rate, round-robin over
  * the flows, each carrying its send time in its first 8 bytes; whoever receives a reply hands it to
- * {@link #replied}, which records its RTT. The pacer sleeps through long gaps and spins the last
- * {@link RequestPacer#SPIN_NS}, as {@code xmit run}'s does; a send refused with back-pressure is retried and counted.
+ * {@link #replied}, which records its RTT. {@link RequestPacer} paces it, as it does {@code xmit run}'s; a send refused
+ * with back-pressure is retried and counted.
  * Nothing here allocates per request.
  */
 final class PacedLoad
 {
-    /** A {@link Sender}'s outcomes. */
-    static final int SENT = 1;
-    static final int RETRY = 0;
-    static final int STOP = -1;
-
-    /** One flow's send of one request: {@link #SENT}, {@link #RETRY} (back-pressured) or {@link #STOP}. */
-    @FunctionalInterface
-    interface Sender
-    {
-        int send(int flow, UnsafeBuffer payload, int length);
-    }
-
     private final int payloadLength;
     private final DataPathThreads threads;
     /**
@@ -64,7 +50,7 @@ final class PacedLoad
     }
 
     /** Starts offering {@code rate} requests per second over {@code flows} flows. */
-    void start(final long rate, final int flows, final Sender sender)
+    void start(final long rate, final int flows, final RequestPacer.Attempt sender)
     {
         if (rate < 1 || flows < 1)
         {
@@ -91,45 +77,26 @@ final class PacedLoad
         interval = TimeUnit.SECONDS.toNanos(1) / rate;
     }
 
-    private void offer(final int flows, final Sender sender)
+    private void offer(final int flows, final RequestPacer.Attempt sender)
     {
         threads.enter();
-        final UnsafeBuffer payload = new UnsafeBuffer(new byte[payloadLength]);
-        long next = System.nanoTime();
-        int flow = 0;
-        while (running)
+        RequestPacer.pace(payloadLength, flows, () -> interval, () -> running, (flow, payload, length) ->
         {
-            final long now = System.nanoTime();
-            if (now < next)
-            {
-                if (next - now > RequestPacer.SPIN_NS)
-                {
-                    LockSupport.parkNanos(next - now - RequestPacer.SPIN_NS);
-                }
-                else
-                {
-                    Thread.onSpinWait();
-                }
-                continue;
-            }
-            payload.putLong(0, now);
-            final int result = sender.send(flow, payload, payloadLength);
-            if (SENT == result)
+            final int outcome = sender.send(flow, payload, length);
+            if (RequestPacer.NEXT == outcome)
             {
                 sent.incrementAndGet();
-                next += interval;
-                flow = flow + 1 == flows ? 0 : flow + 1;
             }
-            else if (RETRY == result)
+            else if (RequestPacer.RETRY == outcome)
             {
                 backPressured.incrementAndGet();
             }
             else
             {
                 stopped = true;
-                return;
             }
-        }
+            return outcome;
+        });
     }
 
     /** A reply whose payload starts at {@code offset} of {@code buffer}: its RTT recorded, counted. */
