@@ -39,6 +39,13 @@ public interface RemoteMember extends AutoCloseable
     long sent();
 
     /**
+     * Its sends the pipeline is done with: sent by their TX queue, or dropped and counted under a reason after the
+     * qdisc took them (the socket's TX completions, kernel-semantics §1.5). Its node's socket counts its in-flight
+     * packets down by these. After {@link #close}, what it had (completions of a closed socket are not counted).
+     */
+    long completed();
+
+    /**
      * What the RX queues have put into its receive ring. The pipeline's receive books count these as delivered to a
      * socket (they end where the ring to the node begins); what the node read of them is the node's to report.
      * After {@link #close}, what it had; -1 if the pipeline closed first.

@@ -238,10 +238,11 @@ public final class ClusterCommand implements Callable<Integer>
         text.append(String.format(Locale.ROOT, "%s: cluster %s, %d nodes, seeds %s%n", file, deployment.name(),
             deployment.nodes().size(), String.join(", ", deployment.seeds())));
         text.append(String.format(Locale.ROOT, "data plane: mtu %d, term-length %d, receiver-window %d, so-rcvbuf " +
-            "%d, so-sndbuf %s, idle-strategy %s%n", plane.streams().mtuLength(), plane.streams().termLength(),
-            plane.streams().receiverWindowLength(), plane.streams().socketRcvbufLength(),
-            0 == plane.streams().socketSndbufLength() ? "0 (the system's)" :
-                Integer.toString(plane.streams().socketSndbufLength()), plane.idle().label()));
+            "%d, so-sndbuf %s, idle-strategy %s, socket-spin-polls %d, receipt-interval %s%n",
+            plane.streams().mtuLength(), plane.streams().termLength(), plane.streams().receiverWindowLength(),
+            plane.streams().socketRcvbufLength(), 0 == plane.streams().socketSndbufLength() ? "0 (the system's)" :
+                Integer.toString(plane.streams().socketSndbufLength()), plane.idle().label(), plane.socketSpinPolls(),
+            ConfigValues.render(plane.receiptInterval())));
         text.append(String.format(Locale.ROOT, "failure: heartbeat-interval %s, acceptable-heartbeat-pause %s, " +
             "split-brain %s%s%s, stable-after %s, drain-deadline %s%n",
             ConfigValues.render(failure.heartbeatInterval()), ConfigValues.render(failure.acceptableHeartbeatPause()),

@@ -41,6 +41,9 @@ public enum ClusterKey
     DATA_PLANE_SO_RCVBUF("data-plane.so-rcvbuf"),
     DATA_PLANE_SO_SNDBUF("data-plane.so-sndbuf"),
     DATA_PLANE_IDLE_STRATEGY("data-plane.idle-strategy"),
+    /** The same bound as a pipeline's {@code socket-spin-polls}. */
+    DATA_PLANE_SOCKET_SPIN_POLLS("data-plane.socket-spin-polls", 0, 1 << 24),
+    DATA_PLANE_RECEIPT_INTERVAL("data-plane.receipt-interval"),
     FAILURE_HEARTBEAT_INTERVAL("failure.detector.heartbeat-interval"),
     FAILURE_ACCEPTABLE_HEARTBEAT_PAUSE("failure.detector.acceptable-heartbeat-pause"),
     SPLIT_BRAIN_STRATEGY("failure.split-brain.strategy"),

@@ -52,10 +52,6 @@ import java.util.function.Supplier;
  */
 public final class ClusterNode implements AutoCloseable
 {
-    /** What an app node's sockets spin before their actors go idle: none, the cluster's CPUs are shared. */
-    static final int SOCKET_SPIN_POLLS = 0;
-    /** How often an app node tells the edge what its sockets have read (a message per socket, never per packet). */
-    static final Duration RECEIPT_INTERVAL = Duration.ofMillis(100);
     /** The IPC rings of the data plane's driver carry nothing but the driver's own: the smallest term. */
     private static final int DATA_IPC_TERM = 64 * 1024;
     /** How long taking the books may take once the drain is over. */
@@ -161,7 +157,8 @@ public final class ClusterNode implements AutoCloseable
             final ActorRef<EdgeDataPlane.Command> edge = edgeOfServices ?
                 startEdge(system, deployment, pipelines, rings, dataEndpoint) : null;
             final ActorRef<AppDataPlane.Command> app = hosted.isEmpty() ? null :
-                system.systemActorOf(AppDataPlane.create(rings, dataEndpoint, SOCKET_SPIN_POLLS, RECEIPT_INTERVAL),
+                system.systemActorOf(AppDataPlane.create(rings, dataEndpoint,
+                    deployment.dataPlane().socketSpinPolls(), deployment.dataPlane().receiptInterval()),
                     "xmit-app-data", Props.empty());
             final CompletableFuture<List<String>> ready = null == app ? CompletableFuture.completedFuture(List.of()) :
                 open(system, app, node, hosted, factories);

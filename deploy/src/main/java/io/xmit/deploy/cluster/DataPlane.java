@@ -7,15 +7,22 @@ import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.YieldingIdleStrategy;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
  * The inter-node data plane: the Aeron UDP streams' settings ({@link DataPlaneConfig}: MTU, term, receiver window,
- * socket buffers) and how the media driver's threads wait when there is nothing to do.
+ * socket buffers), how the media driver's threads wait when there is nothing to do, and an app node's sockets' spin
+ * budget and receipt interval.
+ *
+ * @param socketSpinPolls  empty polls an app node's socket spins through before its actor goes idle (0: at once, the
+ *                         cluster's CPUs being shared).
+ * @param receiptInterval  how often an app node tells the edge what its sockets have read (a message per socket that
+ *                         read something, never per packet).
  */
-public record DataPlane(DataPlaneConfig streams, Idle idle)
+public record DataPlane(DataPlaneConfig streams, Idle idle, int socketSpinPolls, Duration receiptInterval)
 {
     /** The media driver's idle strategy: latency at low rates against CPU spent waiting. */
     public enum Idle

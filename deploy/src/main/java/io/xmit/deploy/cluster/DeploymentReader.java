@@ -57,6 +57,8 @@ public final class DeploymentReader
     /** Akka's default. */
     private static final Duration DEFAULT_STABLE_AFTER = Duration.ofSeconds(20);
     private static final Duration DEFAULT_DRAIN_DEADLINE = Duration.ofSeconds(10);
+    /** A message per socket that read something: ten a second keeps the edge's books close at little cost. */
+    private static final Duration DEFAULT_RECEIPT_INTERVAL = Duration.ofMillis(100);
     private static final String DURATIONS = "500ms, 3s or 1m";
     private static final String FRAME_HEADERS = "Aeron's data header and xmit's frame header";
 
@@ -551,7 +553,12 @@ public final class DeploymentReader
         }
         final DataPlane.Idle idle = DataPlane.Idle.of(DATA_PLANE_IDLE_STRATEGY.key(),
             optional(cluster, DATA_PLANE_IDLE_STRATEGY, -1).orElse(DataPlane.Idle.BACKOFF.label()));
-        return new DataPlane(new DataPlaneConfig(mtu, term, window, rcvbuf, sndbuf), idle);
+        final int spinPolls = cluster.hasPath(DATA_PLANE_SOCKET_SPIN_POLLS.path()) ? ConfigValues.integer(
+            DATA_PLANE_SOCKET_SPIN_POLLS.key(), cluster.getValue(DATA_PLANE_SOCKET_SPIN_POLLS.path())) : 0;
+        DATA_PLANE_SOCKET_SPIN_POLLS.check(-1, spinPolls, Long.MAX_VALUE);
+        final Duration receipts = duration(cluster, DATA_PLANE_RECEIPT_INTERVAL, DEFAULT_RECEIPT_INTERVAL,
+            Duration.ofMillis(1), Duration.ofMinutes(1));
+        return new DataPlane(new DataPlaneConfig(mtu, term, window, rcvbuf, sndbuf), idle, spinPolls, receipts);
     }
 
     private static int mtuFor(final Device device)

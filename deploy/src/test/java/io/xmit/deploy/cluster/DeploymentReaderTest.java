@@ -64,6 +64,8 @@ class DeploymentReaderTest
         assertEquals(128 << 10, deployment.dataPlane().streams().socketRcvbufLength());
         assertEquals(0, deployment.dataPlane().streams().socketSndbufLength());
         assertEquals(DataPlane.Idle.BACKOFF, deployment.dataPlane().idle());
+        assertEquals(0, deployment.dataPlane().socketSpinPolls());
+        assertEquals(Duration.ofMillis(100), deployment.dataPlane().receiptInterval());
         assertEquals(new FailureSettings(Duration.ofSeconds(1), Duration.ofSeconds(3),
             new SplitBrain(SplitBrain.Strategy.STATIC_QUORUM, Optional.of(Role.EDGE), 1, Duration.ofSeconds(20)),
             Duration.ofSeconds(10)), deployment.failure());
@@ -76,7 +78,7 @@ class DeploymentReaderTest
             xmit.cluster.services = [{ name = kv, bind { device = nic0, port = 1, udp = 11211 },
               placement = "sharded 3 pinned", pin = [app-1, app-2, app-1], steering = flow-hash }]
             xmit.cluster.data-plane { mtu = 8KiB, term-length = 4MiB, receiver-window = 256KiB, so-rcvbuf = 512KiB,
-              so-sndbuf = 64KiB, idle-strategy = busy-spin }
+              so-sndbuf = 64KiB, idle-strategy = busy-spin, socket-spin-polls = 64, receipt-interval = 20ms }
             xmit.cluster.failure { detector { heartbeat-interval = 500ms, acceptable-heartbeat-pause = 2s }
               split-brain { strategy = keep-majority, role = app, stable-after = 5s }, drain-deadline = 4s }
             """);
@@ -90,6 +92,8 @@ class DeploymentReaderTest
         assertEquals(512 << 10, deployment.dataPlane().streams().socketRcvbufLength());
         assertEquals(64 << 10, deployment.dataPlane().streams().socketSndbufLength());
         assertEquals(DataPlane.Idle.BUSY_SPIN, deployment.dataPlane().idle());
+        assertEquals(64, deployment.dataPlane().socketSpinPolls());
+        assertEquals(Duration.ofMillis(20), deployment.dataPlane().receiptInterval());
         assertEquals(new FailureSettings(Duration.ofMillis(500), Duration.ofSeconds(2),
             new SplitBrain(SplitBrain.Strategy.KEEP_MAJORITY, Optional.of(Role.APP), 0, Duration.ofSeconds(5)),
             Duration.ofSeconds(4)), deployment.failure());
@@ -99,7 +103,8 @@ class DeploymentReaderTest
     void refusesUnknownKeys()
     {
         assertRefused("xmit.cluster.data-plane.mtuu = 8192 is not a known key; xmit.cluster.data-plane knows mtu, " +
-            "term-length, receiver-window, so-rcvbuf, so-sndbuf, idle-strategy", "xmit.cluster.data-plane.mtuu = 8192");
+            "term-length, receiver-window, so-rcvbuf, so-sndbuf, idle-strategy, socket-spin-polls, receipt-interval",
+            "xmit.cluster.data-plane.mtuu = 8192");
         assertRefused("xmit.cluster.seeds = [\"edge-1\"] is not a known key; xmit.cluster knows name, nodes, " +
             "seed-nodes, services, data-plane, failure", "xmit.cluster.seeds = [edge-1]");
         assertRefused("xmit.cluster.nodes[2].data-prot = 40122 is not a known key; xmit.cluster.nodes[2] knows " +
@@ -211,6 +216,23 @@ class DeploymentReaderTest
             "keep-majority, keep-oldest, down-all", "xmit.cluster.failure.split-brain.strategy = lease-majority");
         assertRefused("xmit.cluster.failure.drain-deadline = 0s is not in 1s..1h",
             "xmit.cluster.failure.drain-deadline = 0s");
+    }
+
+    @Test
+    void refusesBadSocketSpinPollsAndReceiptIntervals()
+    {
+        assertRefused("xmit.cluster.data-plane.socket-spin-polls = -1 is not in 0..16777216",
+            "xmit.cluster.data-plane.socket-spin-polls = -1");
+        assertRefused("xmit.cluster.data-plane.socket-spin-polls = 16777217 is not in 0..16777216",
+            "xmit.cluster.data-plane.socket-spin-polls = 16777217");
+        assertRefused("xmit.cluster.data-plane.socket-spin-polls = \"many\" is not a whole number (an int)",
+            "xmit.cluster.data-plane.socket-spin-polls = many");
+        assertRefused("xmit.cluster.data-plane.receipt-interval = 0s is not in 1ms..1m",
+            "xmit.cluster.data-plane.receipt-interval = 0s");
+        assertRefused("xmit.cluster.data-plane.receipt-interval = 2m is not in 1ms..1m",
+            "xmit.cluster.data-plane.receipt-interval = 2m");
+        assertRefused("xmit.cluster.data-plane.receipt-interval = \"often\" is not a duration, e.g. 500ms, 3s or 1m",
+            "xmit.cluster.data-plane.receipt-interval = often");
     }
 
     /**

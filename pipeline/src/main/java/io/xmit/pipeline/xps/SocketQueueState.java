@@ -251,6 +251,12 @@ public final class SocketQueueState
         return sent - done;
     }
 
+    /** The packets completed so far (every TX completion and counted drop since the socket opened). */
+    public long completed()
+    {
+        return completed;
+    }
+
     /**
      * The packets sent and not completed. Completions are read first: a packet completes only after it was sent, so
      * the difference is never below what was in flight at the first read, nor negative.

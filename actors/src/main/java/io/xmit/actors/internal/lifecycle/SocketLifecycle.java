@@ -294,6 +294,13 @@ public final class SocketLifecycle
             }
         }
 
+        /** No lock: the count only grows, and it stops once the socket leaves the table at close. */
+        @Override
+        public long completed()
+        {
+            return socket.queueState().completed();
+        }
+
         @Override
         public long delivered()
         {

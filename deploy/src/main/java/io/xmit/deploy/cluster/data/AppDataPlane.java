@@ -200,6 +200,7 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
             .onMessage(ReceiverDrained.class, this::onDrained)
             .onMessage(DataPlaneMessage.NodeDrained.class, this::onNodeDrained)
             .onMessage(DataPlaneMessage.QueueMapChanged.class, this::onQueueMapChanged)
+            .onMessage(DataPlaneMessage.Completions.class, this::onCompletions)
             .onMessageEquals(SendReceipts.INSTANCE, this::onSendReceipts)
             .onMessage(GetBooks.class, get ->
             {
@@ -319,6 +320,27 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
             if (null != socket.receiver && socket.receiver.socket().port() == change.port())
             {
                 socket.receiver.socket().changeQueueMap(change);
+            }
+        }
+        return this;
+    }
+
+    /** The edge is done with more of the sockets' sends: each counts its packets in flight down (§1.5). */
+    private Behavior<Command> onCompletions(final DataPlaneMessage.Completions completions)
+    {
+        for (final AppSocket socket : sockets.values())
+        {
+            if (null == socket.receiver)
+            {
+                continue;
+            }
+            final RemoteUdpSocket udp = socket.receiver.socket();
+            for (int i = 0; i < completions.socketIds().length; i++)
+            {
+                if (completions.socketIds()[i] == udp.id())
+                {
+                    udp.completedUpTo(completions.completed()[i]);
+                }
             }
         }
         return this;

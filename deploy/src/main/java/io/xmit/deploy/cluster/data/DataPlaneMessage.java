@@ -13,6 +13,7 @@ import akka.actor.typed.ActorRef;
  *             ◀────────────────────────── QueueMapChanged (the port's queue map), on each change
  *   SocketReady (ring connected) ────────▶ member steered to
  *   Receipt (read so far), now and then ─▶ the node's books
+ *             ◀────────────────────────── Completions (each socket's sends done so far), while some are in flight
  *   UnbindSocket ────────────────────────▶ member out of steering
  *             ◀────────────────────────── SocketUnbound (the ring's last position)
  *   ReleaseSocket (read to it, TX pos.) ─▶ relay runs to them, then member closed
@@ -67,6 +68,16 @@ public sealed interface DataPlaneMessage extends EdgeDataPlane.Command, AppDataP
      * node lost without leaving is bounded by what it read since its last receipt.
      */
     record Receipt(int socketId, long received) implements DataPlaneMessage
+    {
+    }
+
+    /**
+     * The edge is done with {@code completed[i]} of the sends of its member {@code socketIds[i]} so far (sent by
+     * their TX queue, dropped after the qdisc took them, or refused by the pipeline when relayed): the counts only
+     * grow, so a later report covers an earlier one. One message per node for each member whose count changed, at
+     * most every {@link TxRelay#COMPLETIONS_AFTER} while the node has packets in flight; never per packet.
+     */
+    record Completions(int[] socketIds, long[] completed) implements DataPlaneMessage
     {
     }
 

@@ -38,6 +38,7 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
     private static final String NODE_LEAVING = "L";
     private static final String NODE_DRAINED = "D";
     private static final String QUEUE_MAP_CHANGED = "Q";
+    private static final String COMPLETIONS = "P";
 
     private final ActorRefResolver resolver;
 
@@ -68,6 +69,7 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
             case DataPlaneMessage.NodeLeaving m -> NODE_LEAVING;
             case DataPlaneMessage.NodeDrained m -> NODE_DRAINED;
             case DataPlaneMessage.QueueMapChanged m -> QUEUE_MAP_CHANGED;
+            case DataPlaneMessage.Completions m -> COMPLETIONS;
         };
     }
 
@@ -110,8 +112,9 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
                 case NODE_DRAINED -> new DataPlaneMessage.NodeDrained(in.readUTF(), in.readLong());
                 case QUEUE_MAP_CHANGED -> new DataPlaneMessage.QueueMapChanged(in.readInt(), in.readInt(),
                     in.readInt(), readLongs(in));
+                case COMPLETIONS -> new DataPlaneMessage.Completions(readInts(in), readLongs(in));
                 default -> throw new NotSerializableException("xmit data plane: unknown manifest '" + manifest +
-                    "' (" + bytes.length + " bytes); known are B, S, F, R, C, U, E, Y, L, D, Q: is the sender a " +
+                    "' (" + bytes.length + " bytes); known are B, S, F, R, C, U, E, Y, L, D, Q, P: is the sender a " +
                     "different xmit version?");
             };
         }
@@ -206,6 +209,11 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
                 out.writeInt(m.realNumTx());
                 out.writeInt(m.rxQueues());
                 writeLongs(out, m.xpsRxqs());
+            }
+            case DataPlaneMessage.Completions m ->
+            {
+                writeInts(out, m.socketIds());
+                writeLongs(out, m.completed());
             }
         }
     }

@@ -407,6 +407,7 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
                 absent -> newNode(bind.node(), bind.incarnation(),
                     Math.max(map.numTxQueues(), pipeline.driver(options.port()).txQueueCount())));
             node.app = bind.replyTo();
+            node.relay.reportTo(bind.replyTo());
             ring = rings.addPublication(bind.dataEndpoint(), bind.streamId());
             ringBooks = RemoteRingBooks.open(rings, ring, bind.receiverWindow());
             final RemoteMember member = pipeline.openRemote(options, ring, steeringKey(bind.node(), bind.index()));

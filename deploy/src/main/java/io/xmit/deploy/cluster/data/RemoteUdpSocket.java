@@ -30,9 +30,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * edge's socket id in the header. Results are {@link SendResult}'s: a full stream (the edge's qdisc or relay behind)
  * is {@link SendResult#BACK_PRESSURED}; the edge not receiving is Aeron's {@code NOT_CONNECTED} (-1).
  * <p>
- * Unconnected (a reuseport member): {@link #send} is {@link SendResult#NOT_CONNECTED}, and {@link #connect} is
- * refused. Completions do not come back across nodes, so {@link #inFlight()} stays 0 and the cached TX queue never
- * ages by them. One thread at a time sends; sending allocates nothing.
+ * Unconnected (as a reuseport member starts), {@link #send} is {@link SendResult#NOT_CONNECTED} and every send is a
+ * fresh pick (§1.2, §1.4: no cached queue, no recorded RX queue). {@link #connect} to one peer gives it the route a
+ * local connected socket has: {@link #send} goes to the peer, the TX queue picked is cached (§1.2), and the RX queue
+ * of each datagram it receives is recorded (§2.4), so XPS by RX queue picks its replies' queue. On the edge it stays
+ * a member of the steered group: what reaches it is what the group steers to it, from any peer.
+ * <p>
+ * Its packets in flight are its sends the edge has not completed yet: each send counts one, and the edge's
+ * {@link DataPlaneMessage.Completions} (its relay's, at most every {@link TxRelay#COMPLETIONS_AFTER} while packets
+ * are in flight) count them down, so the cached queue stays while packets are in flight and a send may move once
+ * none is (ooo_okay, §1.5). The cache never ages by time: a remote socket has no pipeline clock ({@code
+ * txq-reselection} is the edge's setting, §1.6). One thread at a time sends; sending allocates nothing.
  */
 public final class RemoteUdpSocket implements UdpSocket
 {
@@ -49,6 +57,9 @@ public final class RemoteUdpSocket implements UdpSocket
     private final AtomicLong backPressured = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private volatile boolean closed;
+    private volatile Endpoint peer;
+    /** The edge's completion count last applied: the edge reports totals, the socket counts the difference. */
+    private long completedUpTo;
 
     RemoteUdpSocket(final DataPlaneMessage.SocketBound bound, final PacketPublication[] txStreams,
         final FlowHasher hasher)
@@ -152,20 +163,34 @@ public final class RemoteUdpSocket implements UdpSocket
     @Override
     public Endpoint remote()
     {
-        return null;
+        return peer;
     }
 
+    /**
+     * Connects to {@code peer}: a new route, so the cached TX queue is cleared (§1.4) and the next send caches its
+     * pick. Another peer later is another route, cleared again.
+     *
+     * @throws IllegalArgumentException if the peer is not IPv4 or has no port.
+     */
     @Override
     public void connect(final Endpoint peer)
     {
-        throw new IllegalStateException("socket " + id() + " is a member of the edge's reuseport group '" +
-            bound.service() + "': it cannot connect");
+        Objects.requireNonNull(peer, "peer");
+        if (FlowKey.FAMILY_IPV4 != peer.family() || 0 == peer.port())
+        {
+            throw new IllegalArgumentException("socket " + id() + " of service '" + bound.service() + "' cannot " +
+                "connect to " + peer + ": a remote socket connects to an IPv4 address and a port other than 0");
+        }
+        this.peer = peer;
+        queueState.connect();
     }
 
+    /** No route any more: nothing cached (§1.4) and {@link #send} is {@link SendResult#NOT_CONNECTED} again. */
     @Override
     public void disconnect()
     {
-        queueState.clearTxQueue();
+        peer = null;
+        queueState.disconnect();
     }
 
     @Override
@@ -174,10 +199,25 @@ public final class RemoteUdpSocket implements UdpSocket
         return queueState;
     }
 
+    /** Sent and not yet completed by the edge, as far as its last {@link DataPlaneMessage.Completions} says. */
     @Override
     public long inFlight()
     {
-        return 0;
+        return queueState.inFlight();
+    }
+
+    /**
+     * The edge has completed {@code completed} of this socket's sends in all (its relay's report): the difference
+     * from the last report is counted down. On the node's data-plane actor; a smaller total (a report overtaken) is
+     * ignored.
+     */
+    void completedUpTo(final long completed)
+    {
+        if (completed > completedUpTo)
+        {
+            queueState.packetsCompleted(completed - completedUpTo);
+            completedUpTo = completed;
+        }
     }
 
     @Override
@@ -189,10 +229,15 @@ public final class RemoteUdpSocket implements UdpSocket
     @Override
     public long send(final DirectBuffer payload, final int offset, final int length)
     {
-        return refuse(SendResult.NOT_CONNECTED);
+        final Endpoint to = peer;
+        if (null == to)
+        {
+            return refuse(SendResult.NOT_CONNECTED);
+        }
+        return sendTo(to.family(), to.lo(), to.port(), payload, offset, length, RingFrameHeader.NO_TRACE_ID);
     }
 
-    /** As {@link #send}: a remote socket is not connected, and its frames cross the data plane one by one. */
+    /** As {@link #send}: its frames cross the data plane one by one. */
     @Override
     public long sendMore(final DirectBuffer payload, final int offset, final int length)
     {
@@ -298,6 +343,8 @@ public final class RemoteUdpSocket implements UdpSocket
             claim.abort();
             throw ex;
         }
+        // ooo_okay was read by the pick above, before this packet's own charge (§1.5).
+        queueState.packetSent();
         sent.incrementAndGet();
         claim.commit();
         return result;

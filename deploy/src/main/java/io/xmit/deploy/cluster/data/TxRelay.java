@@ -22,6 +22,7 @@ import org.agrona.collections.Int2ObjectHashMap;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -38,6 +39,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * stopping, closed, too long), left in the streams when the node is gone ({@code nodeDown}), or sent by an
  * incarnation the edge has declared lost ({@code staleIncarnation}: once {@link #fence}d, nothing is relayed).
  * <p>
+ * Completions go back to the node: while a member has sends the pipeline is not done with, the relay looks every
+ * {@link #COMPLETIONS_AFTER} at what each member has completed ({@link RemoteMember#completed}, plus what the
+ * pipeline refused of it here, a drop) and tells the node the counts that changed in one
+ * {@link DataPlaneMessage.Completions}, so its sockets count their packets in flight down as a local socket does
+ * (kernel-semantics §1.5). The timer runs only while packets are in flight; a node whose sockets send nothing gets no
+ * message.
+ * <p>
  * Cost over a local socket's send: the receiving driver's copy into the UDP image, this copy into the IPC ring, and
  * one actor hop.
  */
@@ -45,6 +53,11 @@ final class TxRelay
 {
     /** How long a relay refused by a full qdisc ring waits before it looks again. */
     static final Duration RETRY_AFTER = Duration.ofMillis(1);
+    /**
+     * How often the node hears of its completions while it has packets in flight: a message per node at most this
+     * often, whatever the rate; a cached TX queue is kept up to this much longer than on the edge itself.
+     */
+    static final Duration COMPLETIONS_AFTER = Duration.ofMillis(1);
 
     private final PacketSubscription[] streams;
     private final AtomicLong relayed = new AtomicLong();
@@ -55,10 +68,33 @@ final class TxRelay
     private final AtomicLong staleIncarnation = new AtomicLong();
     private final PacketPeekHandler onFrame = this::onFrame;
     private final PacketHandler countLeftover = this::countLeftover;
-    private volatile Int2ObjectHashMap<RemoteMember> members = new Int2ObjectHashMap<>();
+    private volatile Int2ObjectHashMap<Sender> members = new Int2ObjectHashMap<>();
     private volatile boolean fenced;
+    private volatile ActorRef<DataPlaneMessage> node;
     private int txq;
     private boolean pressured;
+    /** A member's frame was relayed or refused since the last look at the completions. */
+    private boolean sentSinceReport;
+
+    /** A member and what the relay alone knows of it; read and written on the relay's thread. */
+    private static final class Sender
+    {
+        final RemoteMember member;
+        /** Its frames the pipeline refused here: done with, as a drop, so its node's socket counts them down. */
+        long refused;
+        /** The done count last told to its node. */
+        long reported;
+
+        Sender(final RemoteMember member)
+        {
+            this.member = member;
+        }
+
+        long done()
+        {
+            return member.completed() + refused;
+        }
+    }
 
     /** @param streams the node's TX streams, stream {@code q} for TX queue {@code q}. */
     TxRelay(final PacketSubscription[] streams)
@@ -69,9 +105,69 @@ final class TxRelay
     /** The node's socket {@code member} may send from now on (copied table: read by the relay without a lock). */
     synchronized void add(final RemoteMember member)
     {
-        final Int2ObjectHashMap<RemoteMember> copy = new Int2ObjectHashMap<>(members);
-        copy.put(member.id(), member);
+        final Int2ObjectHashMap<Sender> copy = new Int2ObjectHashMap<>(members);
+        copy.put(member.id(), new Sender(member));
         members = copy;
+    }
+
+    /** Where the node's {@link DataPlaneMessage.Completions} go: its data plane, as it said when it bound. */
+    void reportTo(final ActorRef<DataPlaneMessage> node)
+    {
+        this.node = node;
+    }
+
+    /**
+     * What each member has completed, for the members whose count changed since the last call, or null if none did
+     * (or the relay is fenced: the incarnation is lost). Control rate: it allocates the message.
+     */
+    DataPlaneMessage.Completions completions()
+    {
+        sentSinceReport = false;
+        if (fenced)
+        {
+            return null;
+        }
+        final Int2ObjectHashMap<Sender> now = members;
+        int changed = 0;
+        final int[] ids = new int[now.size()];
+        final long[] done = new long[now.size()];
+        for (final Sender sender : now.values())
+        {
+            final long count = sender.done();
+            if (count != sender.reported)
+            {
+                sender.reported = count;
+                ids[changed] = sender.member.id();
+                done[changed++] = count;
+            }
+        }
+        return 0 == changed ? null : new DataPlaneMessage.Completions(Arrays.copyOf(ids, changed),
+            Arrays.copyOf(done, changed));
+    }
+
+    /**
+     * True if some member has sends the pipeline is not done with, or frames were relayed since the last
+     * {@link #completions}: the node will have more to hear.
+     */
+    boolean completionsPending()
+    {
+        if (sentSinceReport)
+        {
+            return true;
+        }
+        for (final Sender sender : members.values())
+        {
+            if (sender.member.sent() + sender.refused > sender.reported)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    ActorRef<DataPlaneMessage> node()
+    {
+        return node;
     }
 
     /**
@@ -90,7 +186,7 @@ final class TxRelay
 
     synchronized void remove(final int socketId)
     {
-        final Int2ObjectHashMap<RemoteMember> copy = new Int2ObjectHashMap<>(members);
+        final Int2ObjectHashMap<Sender> copy = new Int2ObjectHashMap<>(members);
         copy.remove(socketId);
         members = copy;
     }
@@ -210,15 +306,16 @@ final class TxRelay
             staleIncarnation.incrementAndGet();
             return PacketPeekHandler.CONTINUE;
         }
-        final RemoteMember member = members.get(header.socketId());
-        if (null == member)
+        final Sender sender = members.get(header.socketId());
+        if (null == sender)
         {
             rejected.incrementAndGet();
             return PacketPeekHandler.CONTINUE;
         }
-        final long result = member.relay(txq, header, buffer, offset, length);
+        final long result = sender.member.relay(txq, header, buffer, offset, length);
         if (result > 0)
         {
+            sentSinceReport = true;
             relayed.incrementAndGet();
             return PacketPeekHandler.CONTINUE;
         }
@@ -228,6 +325,8 @@ final class TxRelay
             backPressured.incrementAndGet();
             return PacketPeekHandler.ABORT;
         }
+        sender.refused++;
+        sentSinceReport = true;
         refused.incrementAndGet();
         return PacketPeekHandler.CONTINUE;
     }
@@ -244,6 +343,12 @@ final class TxRelay
 
     /** A full qdisc ring refused a frame a while ago: look again. */
     enum Retry implements Command
+    {
+        INSTANCE
+    }
+
+    /** Members have packets in flight: tell the node what they have completed since. */
+    enum ReportCompletions implements Command
     {
         INSTANCE
     }
@@ -319,6 +424,7 @@ final class TxRelay
         {
             return new PollFirstReceive<>(Poll.INSTANCE, this::onPoll, newReceiveBuilder()
                 .onMessageEquals(Retry.INSTANCE, this::onRetry)
+                .onMessageEquals(ReportCompletions.INSTANCE, this::onReportCompletions)
                 .onMessage(DrainTo.class, this::onDrainTo)
                 .onMessage(Fence.class, this::onFence)
                 .onMessage(Stop.class, this::onStop)
@@ -332,7 +438,26 @@ final class TxRelay
             {
                 timers.startSingleTimer(Retry.INSTANCE, Retry.INSTANCE, RETRY_AFTER);
             }
+            if (relay.sentSinceReport && !timers.isTimerActive(ReportCompletions.INSTANCE))
+            {
+                timers.startSingleTimer(ReportCompletions.INSTANCE, ReportCompletions.INSTANCE, COMPLETIONS_AFTER);
+            }
             replyIfReached();
+            return this;
+        }
+
+        private Behavior<Command> onReportCompletions()
+        {
+            final DataPlaneMessage.Completions completions = relay.completions();
+            final ActorRef<DataPlaneMessage> node = relay.node();
+            if (null != completions && null != node)
+            {
+                node.tell(completions);
+            }
+            if (!relay.fenced() && relay.completionsPending())
+            {
+                timers.startSingleTimer(ReportCompletions.INSTANCE, ReportCompletions.INSTANCE, COMPLETIONS_AFTER);
+            }
             return this;
         }
 

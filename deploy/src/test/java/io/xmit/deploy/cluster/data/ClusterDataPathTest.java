@@ -323,6 +323,69 @@ class ClusterDataPathTest
         pipeline.verify();
     }
 
+    /**
+     * A remote socket connected to one client (kernel-semantics §1, §2.4 across the hop): it records the RX queue its
+     * peer's requests arrive on at the edge (from the frame header), picks its reply's TX queue by it under
+     * {@code xps_rxqs} and caches it; the edge's completions bring its in-flight count back to 0, so once they have,
+     * its next reply is a fresh pick (ooo_okay, §1.5) by the new map. The unconnected sockets beside it never cache a
+     * queue nor record an RX queue, as before, and their in-flight counts come back to 0 too. The books keep their
+     * identities.
+     */
+    @Test
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void aConnectedRemoteSocketCachesItsQueueByTheRequestsRxQueueAndTheEdgesCompletionsAgeIt()
+    {
+        startClusterAndServeRoundOne();
+        for (final RemoteUdpSocket socket : allSockets)
+        {
+            awaitNoneInFlight(socket);
+            assertEquals(List.of(-1, -1), List.of(socket.queueState().txQueue(), socket.queueState().rxQueue()),
+                "socket " + socket.id() + " unconnected: cached TX queue, recorded RX queue");
+        }
+
+        // Crossed xps_rxqs on port A: TX queue 0 for RX queue 1, TX queue 1 for RX queue 0.
+        setXpsRxqs("2", "1");
+        final RemoteUdpSocket connected = appSockets.get(1);
+        final int flow = flowServedBy(connected.id());
+        connected.connect(clients[flow].local());
+        final long answered = replies.get();
+        final long[] onQueue = qdiscPackets();
+        sendOne(flow);
+        Await.exactly("the reply to the connected socket's peer", answered + 1, replies::get);
+        final int rxQueue = connected.queueState().rxQueue();
+        assertTrue(0 == rxQueue || 1 == rxQueue, "the request's RX queue, recorded: " + rxQueue);
+        assertEquals(1 - rxQueue, connected.queueState().txQueue(), "cached: the TX queue xps_rxqs gives RX queue " +
+            rxQueue);
+        assertEquals(1, qdiscPackets()[1 - rxQueue] - onQueue[1 - rxQueue], "the reply on that TX queue");
+        awaitNoneInFlight(connected);
+
+        // Straight xps_rxqs now: nothing in flight, so the next reply picks afresh and caches the new queue.
+        setXpsRxqs("1", "2");
+        final long[] before = qdiscPackets();
+        sendOne(flow);
+        Await.exactly("the second reply", answered + 2, replies::get);
+        assertEquals(List.of(rxQueue, rxQueue), List.of(connected.queueState().rxQueue(),
+            connected.queueState().txQueue()), "RX queue recorded, TX queue cached by the new map");
+        assertEquals(1, qdiscPackets()[rxQueue] - before[rxQueue], "the second reply on the new TX queue");
+        awaitNoneInFlight(connected);
+        for (final RemoteUdpSocket socket : allSockets)
+        {
+            if (socket != connected)
+            {
+                assertEquals(List.of(-1, -1), List.of(socket.queueState().txQueue(), socket.queueState().rxQueue()),
+                    "socket " + socket.id() + " stays unconnected");
+            }
+        }
+
+        final AppDataPlane.AppBooks app1 = appBooks(1);
+        final AppDataPlane.AppBooks app2 = appBooks(2);
+        final EdgeDataPlane.EdgeBooks books = edgeBooks();
+        assertEquals(List.of(app1.sent(), app2.sent()), List.of(nodeBooks(books, 1).relayed(),
+            nodeBooks(books, 2).relayed()), "each node's replies relayed");
+        assertEquals(answered + 2, app1.sent() + app2.sent(), "replies sent, one per request");
+        pipeline.verify();
+    }
+
     /** {@link #startCluster}, then a round of requests on every flow, all answered. */
     private void startClusterAndServeRoundOne()
     {
@@ -431,6 +494,61 @@ class ClusterDataPathTest
                 assertTrue(result > 0, "client send: " + SendResult.name(result));
             }
         }
+    }
+
+    /** The edge's completions count every packet of {@code socket} down (they are sent, never dropped, here). */
+    private static void awaitNoneInFlight(final RemoteUdpSocket socket)
+    {
+        Await.until("socket " + socket.id() + "'s packets in flight back to 0 by the edge's completions",
+            () -> 0 == socket.inFlight(), () -> socket.inFlight() + " in flight of " + socket.sent() + " sent");
+    }
+
+    /** One request on client flow {@code flow}. */
+    private void sendOne(final int flow)
+    {
+        final UnsafeBuffer payload = new UnsafeBuffer(new byte[32]);
+        payload.putByte(0, (byte)1);
+        assertTrue(clients[flow].sendTo(SERVICE, payload, 0, payload.capacity()) > 0, "client send");
+    }
+
+    /** A client flow socket {@code socketId} served in round 1. */
+    private int flowServedBy(final int socketId)
+    {
+        for (int f = 0; f < FLOWS; f++)
+        {
+            if (Integer.valueOf(socketId).equals(servedBy.get(CLIENT_PORT + f)))
+            {
+                return f;
+            }
+        }
+        throw new AssertionError("socket " + socketId + " served no flow: " + servedBy);
+    }
+
+    /**
+     * Writes port A's {@code xps_rxqs} of TX queues 0 and 1 through the edge, and waits until every app socket picks
+     * by the new map.
+     */
+    private void setXpsRxqs(final String txq0, final String txq1)
+    {
+        final String[] masks = {txq0, txq1};
+        for (int q = 0; q < 2; q++)
+        {
+            final int txq = q;
+            final XpsChange change = ask(edgeSystem, edge, replyTo -> new EdgeDataPlane.SetXpsRxqs(0, txq, masks[txq],
+                replyTo));
+            assertTrue(change.applied(), change.message());
+        }
+        final boolean crossed = "2".equals(txq0);
+        Await.until("every app socket picks by xps_rxqs " + txq0 + ", " + txq1, () -> allSockets.stream().allMatch(
+            socket -> socket.queueMap().xpsRxqs(0).get(crossed ? 1 : 0) && socket.queueMap().xpsRxqs(1).get(crossed ?
+                0 : 1) && !socket.queueMap().xpsRxqs(0).get(crossed ? 0 : 1)), allSockets::toString);
+    }
+
+    /** The packets port A's qdiscs of TX queues 0 and 1 have taken. */
+    private long[] qdiscPackets()
+    {
+        return new long[] {pipeline.counter(CounterType.QDISC_PACKETS, CounterScope.txq(0, 0)),
+            pipeline.counter(CounterType.QDISC_PACKETS, CounterScope.txq(0, 1))};
     }
 
     /** What port A dropped on receive, counted: every RX-queue reason, and the device's missed and dropped frames. */

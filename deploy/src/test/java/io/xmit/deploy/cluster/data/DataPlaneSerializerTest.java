@@ -99,6 +99,13 @@ class DataPlaneSerializerTest
             List.of(changeBack.port(), changeBack.realNumTx(), changeBack.rxQueues()));
         assertArrayEquals(change.xpsRxqs(), changeBack.xpsRxqs());
         assertEquals("Q", serializer.manifest(change));
+
+        final DataPlaneMessage.Completions completions = new DataPlaneMessage.Completions(new int[] {7, 12},
+            new long[] {3, 1L << 36});
+        final DataPlaneMessage.Completions completionsBack = (DataPlaneMessage.Completions)roundTrip(completions);
+        assertArrayEquals(completions.socketIds(), completionsBack.socketIds());
+        assertArrayEquals(completions.completed(), completionsBack.completed());
+        assertEquals("P", serializer.manifest(completions));
     }
 
     @Test
@@ -111,8 +118,8 @@ class DataPlaneSerializerTest
     @Test
     void anUnknownManifestIsRefusedByName()
     {
-        assertEquals("xmit data plane: unknown manifest 'Z' (3 bytes); known are B, S, F, R, C, U, E, Y, L, D, Q: is " +
-            "the sender a different xmit version?", assertThrows(NotSerializableException.class,
+        assertEquals("xmit data plane: unknown manifest 'Z' (3 bytes); known are B, S, F, R, C, U, E, Y, L, D, " +
+            "Q, P: is the sender a different xmit version?", assertThrows(NotSerializableException.class,
                 () -> serializer.fromBinary(new byte[3], "Z")).getMessage());
     }
 

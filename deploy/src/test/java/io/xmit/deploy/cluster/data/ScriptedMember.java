@@ -11,7 +11,8 @@ import java.util.List;
 
 /**
  * A {@link RemoteMember} for tests of the relay: takes frames and counts them (and, if asked, notes each one's TX
- * queue and the sequence number at the start of its frame), or refuses the next ones as told.
+ * queue and the sequence number at the start of its frame), or refuses the next ones as told; its completions are
+ * what the test sets.
  */
 final class ScriptedMember implements RemoteMember
 {
@@ -23,6 +24,8 @@ final class ScriptedMember implements RemoteMember
     int refuseNext;
     /** A refusal for the next frame after those, once; 0 for none. */
     long refuseWith;
+    /** What the pipeline has completed of its sends, as the test says. */
+    long completed;
 
     /** @param noting whether to note each frame taken in {@link #accepted} (allocates; not for allocation tests). */
     ScriptedMember(final int id, final boolean noting)
@@ -74,6 +77,12 @@ final class ScriptedMember implements RemoteMember
     public long sent()
     {
         return taken;
+    }
+
+    @Override
+    public long completed()
+    {
+        return completed;
     }
 
     @Override

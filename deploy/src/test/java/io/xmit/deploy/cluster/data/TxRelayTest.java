@@ -11,9 +11,12 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -130,6 +133,41 @@ class TxRelayTest
             relay.rejected()), "relayed, stale incarnation, node down, rejected");
     }
 
+    /**
+     * The node hears of its members' completions as totals, only for members whose total changed, frames the
+     * pipeline refused counting as done (dropped); the relay keeps looking while a member has sends not done.
+     */
+    @Test
+    void completionsAreReportedAsChangedTotalsWithRefusalsAsDone()
+    {
+        final ScriptedMember other = new ScriptedMember(SOCKET + 1, false);
+        relay.add(member);
+        relay.add(other);
+        assertNull(relay.completions(), "nothing sent, nothing to report");
+        assertFalse(relay.completionsPending());
+
+        for (int i = 0; i < 4; i++)
+        {
+            send(0, SOCKET, i);
+        }
+        other.refuseWith = SendResult.TOO_LONG;
+        send(1, SOCKET + 1, 4);
+        assertEquals(5, relay.poll());
+        assertTrue(relay.completionsPending(), "frames relayed since the last report");
+        member.completed = 1;
+        assertEquals(Map.of(SOCKET, 1L, SOCKET + 1, 1L), totals(relay.completions()), "one completed, one refused");
+        assertTrue(relay.completionsPending(), "three of the member's four are in flight");
+
+        member.completed = 4;
+        assertEquals(Map.of(SOCKET, 4L), totals(relay.completions()), "only the total that changed");
+        assertFalse(relay.completionsPending(), "every send done");
+        assertNull(relay.completions());
+
+        relay.fence();
+        member.completed = 5;
+        assertNull(relay.completions(), "a lost incarnation hears nothing");
+    }
+
     @Test
     void reachedOnlyOnceEveryStreamIsReadToItsPosition()
     {
@@ -141,6 +179,17 @@ class TxRelayTest
         assertFalse(relay.reached(ends));
         relay.poll();
         assertTrue(relay.reached(ends));
+    }
+
+    /** The report as socket id → total (the relay's table has no order). */
+    private static Map<Integer, Long> totals(final DataPlaneMessage.Completions completions)
+    {
+        final Map<Integer, Long> totals = new TreeMap<>();
+        for (int i = 0; i < completions.socketIds().length; i++)
+        {
+            totals.put(completions.socketIds()[i], completions.completed()[i]);
+        }
+        return totals;
     }
 
     private void send(final int txq, final int socketId, final long sequence)
