@@ -94,11 +94,59 @@ public final class NetworkRings implements AutoCloseable
         final String bindEndpoint, final int streamId, final RingDoorbell doorbell)
     {
         checkEndpoint(bindEndpoint);
+        return subscribe("endpoint=" + bindEndpoint, streamId, doorbell);
+    }
+
+    /**
+     * Adds the consumer's handles on the UDP rings {@code streamIds}, all receiving on one port of their own that the
+     * system chooses on {@code host} ({@link PacketSubscription#localEndpoint()}): a receive socket no other
+     * subscription of these rings shares, so that the producers of these streams alone send to it. The port is
+     * released once all of them are closed and the driver has let their images go. {@code doorbell} is rung as by
+     * {@link #addSubscription}.
+     *
+     * @throws IllegalArgumentException if {@code streamIds} is empty or one of them already has a consumer here.
+     */
+    public PacketSubscription[] addSubscriptionsOnOwnPort(
+        final String host, final int[] streamIds, final RingDoorbell doorbell)
+    {
+        checkAddress("host must be an address", host);
+        if (null == streamIds || 0 == streamIds.length)
+        {
+            throw new IllegalArgumentException("streamIds must name at least one stream");
+        }
+        // The first subscription binds the port and tags its receive endpoint; the others name the tag, which Aeron
+        // resolves to that same endpoint (a second "endpoint=host:port" would try to bind the port again).
+        final long tag = rings.aeron().nextCorrelationId();
+        final PacketSubscription[] subscriptions = new PacketSubscription[streamIds.length];
+        try
+        {
+            for (int i = 0; i < streamIds.length; i++)
+            {
+                subscriptions[i] = subscribe((0 == i ? "endpoint=" + host + ":0|" : "") + "tags=" + tag,
+                    streamIds[i], doorbell);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            for (final PacketSubscription subscription : subscriptions)
+            {
+                if (null != subscription)
+                {
+                    subscription.close();
+                }
+            }
+            throw ex;
+        }
+        return subscriptions;
+    }
+
+    private PacketSubscription subscribe(final String address, final int streamId, final RingDoorbell doorbell)
+    {
         if (null == doorbell)
         {
             throw new IllegalArgumentException("doorbell must not be null");
         }
-        final String channel = "aeron:udp?endpoint=" + bindEndpoint +
+        final String channel = "aeron:udp?" + address +
             "|so-rcvbuf=" + dataPlane.socketRcvbufLength() +
             "|rcv-wnd=" + dataPlane.receiverWindowLength();
         synchronized (subscriptions)
@@ -160,10 +208,15 @@ public final class NetworkRings implements AutoCloseable
 
     private static void checkEndpoint(final String endpoint)
     {
-        if (null == endpoint || endpoint.isBlank() || endpoint.indexOf('|') >= 0)
+        checkAddress("endpoint must be host:port", endpoint);
+    }
+
+    private static void checkAddress(final String rule, final String value)
+    {
+        if (null == value || value.isBlank() || value.indexOf('|') >= 0)
         {
             throw new IllegalArgumentException(
-                "endpoint must be host:port with no '|', was " + (null == endpoint ? "null" : "'" + endpoint + "'"));
+                rule + " with no '|', was " + (null == value ? "null" : "'" + value + "'"));
         }
     }
 }

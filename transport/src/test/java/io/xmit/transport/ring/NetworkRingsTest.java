@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -174,6 +175,31 @@ class NetworkRingsTest
             () -> consumer.doorbell);
         consumerThread.submit(() -> null).get(10, TimeUnit.SECONDS);
         assertEquals(RingDoorbell.IDLE, consumer.doorbell.state(), "asleep after its last Poll");
+    }
+
+    @Test
+    void streamsAddedOnAPortOfTheirOwnShareItWithNoOtherSubscription()
+    {
+        final NetworkRings rings = launch("own-port", DATA_PLANE);
+        final RingDoorbell doorbell = new RingDoorbell(() -> { });
+        final PacketSubscription shared = rings.addSubscription("127.0.0.1:0", STREAM, doorbell);
+        final PacketSubscription[] first = rings.addSubscriptionsOnOwnPort("127.0.0.1",
+            new int[] {STREAM + 1, STREAM + 2}, doorbell);
+        final PacketSubscription[] second = rings.addSubscriptionsOnOwnPort("127.0.0.1", new int[] {STREAM + 3},
+            doorbell);
+
+        assertEquals(first[0].localEndpoint(), first[1].localEndpoint(), "one port for one call's streams");
+        assertTrue(first[0].localEndpoint().startsWith("127.0.0.1:"), first[0].localEndpoint());
+        assertEquals(3, Set.of(shared.localEndpoint(), first[0].localEndpoint(), second[0].localEndpoint()).size(),
+            "a port per call, none shared with another subscription");
+
+        final PacketPublication toSecondStream = launch("own-port-tx", DATA_PLANE)
+            .addPublication(first[0].localEndpoint(), STREAM + 2);
+        Await.until("the second stream of the port connected", toSecondStream::isConnected, () -> toSecondStream);
+        assertRefused("streamIds must name at least one stream",
+            () -> rings.addSubscriptionsOnOwnPort("127.0.0.1", new int[0], doorbell));
+        assertRefused("host must be an address with no '|', was '127.0.0.1|mtu=64'",
+            () -> rings.addSubscriptionsOnOwnPort("127.0.0.1|mtu=64", new int[] {STREAM + 4}, doorbell));
     }
 
     @Test

@@ -184,6 +184,8 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
     {
         final String address;
         final long incarnation;
+        /** The {@code host:port} its TX streams arrive at: a port of its own, so each receive socket has one sender. */
+        final String txEndpoint;
         final TxRelay relay;
         final ActorRef<TxRelay.Command> relayActor;
         final Map<Integer, EdgeSocket> sockets = new LinkedHashMap<>();
@@ -206,11 +208,12 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         long closedNotSent;
         ActorRef<DataPlaneMessage> drainedReply;
 
-        EdgeNode(final String address, final long incarnation, final TxRelay relay,
+        EdgeNode(final String address, final long incarnation, final String txEndpoint, final TxRelay relay,
             final ActorRef<TxRelay.Command> relayActor)
         {
             this.address = address;
             this.incarnation = incarnation;
+            this.txEndpoint = txEndpoint;
             this.relay = relay;
             this.relayActor = relayActor;
         }
@@ -294,13 +297,19 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
     /**
      * @param pipeline     the edge's pipeline, whose reuseport groups take the remote members.
      * @param rings        the edge's UDP rings (a driver of their own beside the pipeline's).
-     * @param dataEndpoint the {@code host:port} the edge receives its TX streams on (a fixed port: app nodes send
-     *                     to it).
+     * @param dataEndpoint the edge's data {@code host:port}: each app node's TX streams arrive on a port of their
+     *                     own on its host, chosen by the system when the node first binds and sent in
+     *                     {@link DataPlaneMessage.SocketBound#edgeEndpoint()}.
      * @param services     each service's group: the options of a reuseport socket on the pipeline.
      */
     public static Behavior<Command> create(final Pipeline pipeline, final NetworkRings rings,
         final String dataEndpoint, final Map<String, SocketOptions> services)
     {
+        if (null == dataEndpoint || dataEndpoint.lastIndexOf(':') <= 0)
+        {
+            throw new IllegalArgumentException("dataEndpoint must be host:port, was " +
+                (null == dataEndpoint ? "null" : "'" + dataEndpoint + "'"));
+        }
         for (final Map.Entry<String, SocketOptions> service : new TreeMap<>(services).entrySet())
         {
             final SocketOptions options = service.getValue();
@@ -415,7 +424,7 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
             nodeOfSocket.put(member.id(), node);
             node.relay.add(member);
             bind.replyTo().tell(new DataPlaneMessage.SocketBound(bind.service(), bind.index(), member.id(),
-                options.port(), dataEndpoint, node.relay.streamIds(), address.mac(), address.peerMac(),
+                options.port(), node.txEndpoint, node.relay.streamIds(), address.mac(), address.peerMac(),
                 address.ipv4(), options.localPort(), map.numRxQueues(), xpsRxqs(map),
                 pipeline.driver(options.port()).maxFrame(), map.realNumTx()));
         }
@@ -695,15 +704,28 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         final int n = nextNode++;
         final ActorWake<TxRelay.Command> wake = new ActorWake<>(TxRelay.Poll.INSTANCE);
         final RingDoorbell doorbell = new RingDoorbell(wake);
-        final PacketSubscription[] streams = new PacketSubscription[txQueues];
+        final int[] streamIds = new int[txQueues];
         for (int q = 0; q < txQueues; q++)
         {
-            streams[q] = rings.addSubscription(dataEndpoint, TX_STREAM_BASE + n * MAX_TX_QUEUES + q, doorbell);
+            streamIds[q] = TX_STREAM_BASE + n * MAX_TX_QUEUES + q;
+        }
+        // One receive socket per node: the JDK's DatagramChannel.receive allocates the sender's address whenever it
+        // differs from the last datagram's, which nodes sharing a socket made happen on most datagrams.
+        final PacketSubscription[] streams = rings.addSubscriptionsOnOwnPort(host(dataEndpoint), streamIds, doorbell);
+        final String txEndpoint = streams[0].localEndpoint();
+        if (null == txEndpoint)
+        {
+            for (final PacketSubscription stream : streams)
+            {
+                stream.close();
+            }
+            throw new IllegalStateException("the edge's driver reported no port for node " + address + "'s TX " +
+                "streams on " + host(dataEndpoint));
         }
         final TxRelay relay = new TxRelay(streams);
         final ActorRef<TxRelay.Command> actor = getContext().spawn(TxRelay.create(relay, doorbell, wake), "relay-" + n,
             PipelineMailbox.selectIn(getContext().getSystem(), Props.empty()));
-        return new EdgeNode(address, incarnation, relay, actor);
+        return new EdgeNode(address, incarnation, txEndpoint, relay, actor);
     }
 
     private void closeAll(final EdgeNode node)
@@ -766,6 +788,12 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         {
             gone.add(node.books(false));
         }
+    }
+
+    /** The host of a {@code host:port} (an IPv6 host keeps its brackets). */
+    private static String host(final String endpoint)
+    {
+        return endpoint.substring(0, endpoint.lastIndexOf(':'));
     }
 
     private List<EdgeNode> nodesAt(final UniqueAddress member)

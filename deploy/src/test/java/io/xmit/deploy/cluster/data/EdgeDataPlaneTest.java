@@ -45,6 +45,18 @@ class EdgeDataPlaneTest
     }
 
     @Test
+    void aDataEndpointWithoutAPortIsRefused()
+    {
+        final RingsConfig config = RingsConfig.defaults().withMaxFrameLength(2048).withIpcTermLength(64 * 1024);
+        try (NetworkRings rings = NetworkRings.launch("edge-check-rings", config, DataPlaneConfig.forFrames(config)))
+        {
+            assertEquals("dataEndpoint must be host:port, was '127.0.0.1'",
+                assertThrows(IllegalArgumentException.class, () -> EdgeDataPlane.create(pipeline, rings,
+                    "127.0.0.1", Map.of("echo", SocketOptions.udp4(7).reusePort(true)))).getMessage());
+        }
+    }
+
+    @Test
     void aServiceGroupMustBeAnUnconnectedReuseportGroup()
     {
         final RingsConfig config = RingsConfig.defaults().withMaxFrameLength(2048).withIpcTermLength(64 * 1024);
