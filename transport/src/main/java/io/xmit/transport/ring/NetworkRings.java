@@ -2,6 +2,7 @@ package io.xmit.transport.ring;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Rings between nodes: {@link Rings} whose media driver also carries Aeron UDP streams, with the same frames as the
@@ -35,6 +36,7 @@ public final class NetworkRings implements AutoCloseable
     private final DataPlaneConfig dataPlane;
     private final NetworkDoorbells doorbells;
     private final Map<Integer, PacketSubscription> subscriptions = new HashMap<>();
+    private final AtomicLong imagesArrived = new AtomicLong();
 
     private NetworkRings(final Rings rings, final DataPlaneConfig dataPlane, final NetworkDoorbells doorbells)
     {
@@ -163,7 +165,7 @@ public final class NetworkRings implements AutoCloseable
             try
             {
                 subscription = new PacketSubscription(
-                    rings.aeron().addSubscription(channel, streamId, image -> doorbell.ring(), image -> { }),
+                    rings.aeron().addSubscription(channel, streamId, image -> imageArrived(doorbell), image -> { }),
                     streamId, dataPlane.mtuLength());
             }
             catch (final RuntimeException ex)
@@ -185,6 +187,22 @@ public final class NetworkRings implements AutoCloseable
     public DataPlaneConfig dataPlane()
     {
         return dataPlane;
+    }
+
+    /** Client conductor: a producer's image arrived; its consumer looks once at what it may already hold. */
+    private void imageArrived(final RingDoorbell doorbell)
+    {
+        doorbell.ring();
+        imagesArrived.incrementAndGet();
+    }
+
+    /**
+     * How many producers' images have arrived on this driver's UDP rings, each once its consumer's doorbell was rung
+     * for it (Aeron adds the image, which {@code isConnected} shows at once, before it runs that handler).
+     */
+    public long imagesArrived()
+    {
+        return imagesArrived.get();
     }
 
     /** How many times the receive hook woke an idle consumer, over all UDP rings of this driver. */

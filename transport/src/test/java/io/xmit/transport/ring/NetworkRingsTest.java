@@ -136,8 +136,10 @@ class NetworkRingsTest
         final PacketPublication publication = publication("wake-tx", DATA_PLANE, consumer.subscription);
         final UnsafeBuffer scratch = new UnsafeBuffer(new byte[JUMBO]);
         final int frames = 20;
-        // Frame 0 may be polled on the wake-up the image's arrival sent; from then on only the hook rings.
+        // Frame 0 may be polled on the wake-up the image's arrival sent; from then on only the hook rings. That
+        // wake-up may come after isConnected() (Aeron adds the image before it runs the handler that rings).
         Await.until("the image", consumer.subscription::isConnected, () -> consumer.subscription);
+        Await.exactly("the image's wake-up", 1L, consumer.rings::imagesArrived);
         sendAsleep(consumer, publication, scratch, 0);
         awaitAsleep(consumer);
         final long wakeUpsBefore = consumer.rings.hookWakeUps();
