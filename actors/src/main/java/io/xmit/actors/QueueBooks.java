@@ -4,18 +4,19 @@ package io.xmit.actors;
  * The books of one TX queue, read on its qdisc's thread between turns, where the qdisc and the TX queue's completion
  * side (which share that thread) agree exactly:
  * <pre>
- * taken from the rings = sent to the driver + in the backlog
+ * taken                = sent to the driver + in the backlog
  *                        + dropped by the qdisc (overflow, oversize, a failed tx_burst, stop)
  * sent to the driver   = completed + in the driver's ring + dropped at stop (still in the driver at the deadline)
  * </pre>
  *
  * @param port               the device port.
  * @param txq                the TX queue.
- * @param taken              frames the qdisc took from the queue's rings (one per band).
+ * @param taken              frames the qdisc took from the queue's rings (one per band), and those senders handed it
+ *                           directly ({@code qdisc_direct}, kernel-semantics §4.4a).
+ * @param backlog            packets in the qdisc's backlog, and staged by the direct path.
  * @param sent               packets the driver accepted ({@code qdisc_packets}).
  * @param completed          packets the driver completed ({@code txq_completed_packets}).
  * @param inDriver           packets accepted and not completed (the in-flight FIFO).
- * @param backlog            packets in the qdisc's backlog.
  * @param dropOverflow       {@code qdisc_drop_overflow}.
  * @param dropOversize       {@code qdisc_drop_oversize}.
  * @param dropDriverError    {@code qdisc_drop_driver_error}: in a {@code tx_burst} that failed (§4.5).

@@ -64,6 +64,7 @@ final class StatCommand implements Callable<Integer>
         new Column(CounterType.QDISC_PACKETS, "packets"),
         new Column(CounterType.QDISC_BYTES, "bytes"),
         new Column(CounterType.QDISC_BYPASSED, "bypassed"),
+        new Column(CounterType.QDISC_DIRECT, "direct"),
         new Column(CounterType.QDISC_BULKS, "bulks"),
         new Column(CounterType.QDISC_REQUEUES, "requeues"),
         new Column(CounterType.QDISC_DROP_OVERFLOW, "drop_overflow"),
@@ -608,7 +609,7 @@ final class StatCommand implements Callable<Integer>
         String books()
         {
             final long accepted = sum(CounterType.SOCKET_SENT) + sum(CounterType.SOCKET_SENT_RETIRED);
-            final long taken = sum(CounterType.QDISC_RING_TAKEN);
+            final long taken = sum(CounterType.QDISC_RING_TAKEN) + sum(CounterType.QDISC_DIRECT);
             final long completed = sum(CounterType.TXQ_COMPLETED_PACKETS);
             final long backlog = sum(CounterType.QDISC_BACKLOG_PACKETS);
             final long stopInDriver = sum(CounterType.TXQ_DROP_SHUTDOWN);

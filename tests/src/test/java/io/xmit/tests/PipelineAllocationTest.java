@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
 import java.nio.ByteBuffer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Steady-state allocation: the send path on the caller's thread, and the pipeline's CPU threads (qdisc, TX queue,
@@ -102,6 +103,45 @@ class PipelineAllocationTest
             assertEquals(0, send.allocatedBytes(), "send");
             assertEquals(0, sendTo.allocatedBytes(), "sendTo");
             assertEquals(0, reply.allocatedBytes(), "reply");
+        }
+    }
+
+    /**
+     * The direct path (kernel-semantics §4.4a, {@code qdisc.sender-bypass = on}) on the caller's thread: runs of
+     * {@code sendMore} staged and sent in one {@code tx_burst} each by the run's last {@code send}.
+     */
+    @Test
+    void directPathSendsAllocateNothingOnTheCallersThread()
+    {
+        try (Pipeline pipeline = Pipeline.start(KIT.system(),
+            config("alloc-direct").toBuilder().qdiscSenderBypass(true).build()))
+        {
+            pipeline.openUdp(SocketOptions.udp4(9000).onPort(1).handler((socket, datagram) -> {}));
+            final UdpSocket connected = pipeline.openUdp(SocketOptions.udp4(7000)
+                .connect(Endpoint.of("10.0.0.2", 9000)));
+            final UnsafeBuffer payload = new UnsafeBuffer(ByteBuffer.allocateDirect(PAYLOAD));
+            final int run = 16;
+            final long directBefore = pipeline.total(CounterType.QDISC_DIRECT, 0);
+            final AllocationMeter.Measurement runs = AllocationMeter.measure(operations ->
+            {
+                long sent = 0;
+                for (int i = 0; i < operations; i++)
+                {
+                    payload.putLong(0, i);
+                    final boolean more = i % run != run - 1;
+                    while ((more ? connected.sendMore(payload, 0, PAYLOAD) : connected.send(payload, 0, PAYLOAD)) < 0)
+                    {
+                        Thread.onSpinWait();
+                    }
+                    sent++;
+                }
+                return sent;
+            }, 200_000, 200_000);
+            final long direct = pipeline.total(CounterType.QDISC_DIRECT, 0) - directBefore;
+            System.out.println("direct path allocation: " + runs + ", " + direct + " packets directly");
+            assertEquals(200_000, runs.result());
+            assertTrue(direct > 0, "the direct path was taken");
+            assertEquals(0, runs.allocatedBytes(), "sendMore and send on the direct path");
         }
     }
 

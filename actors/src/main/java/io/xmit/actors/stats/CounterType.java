@@ -54,6 +54,11 @@ public enum CounterType
     QDISC_DROP_DRIVER_ERROR(1119, "qdisc_drop_driver_error", false),
     /** Turns of the qdisc run by a sender in its own context, not by the qdisc's actor (kernel-semantics §4.4). */
     QDISC_SENDER_RUNS(1120, "qdisc_sender_runs", false),
+    /**
+     * Packets a sender handed to the qdisc directly, never through its ring (kernel-semantics §4.4a): each one was
+     * sent, is in the backlog, or was dropped under a reason, as a frame taken from the ring.
+     */
+    QDISC_DIRECT(1121, "qdisc_direct", false),
 
     TXQ_COMPLETED_PACKETS(1200, "txq_completed_packets", false),
     TXQ_COMPLETED_BYTES(1201, "txq_completed_bytes", false),

@@ -263,7 +263,7 @@ public final class XmitTxVariant implements TxVariant
 
     /**
      * Measures the window and keeps, for {@link #detail()}, what the qdiscs did in it: the bypass share
-     * (qdisc_bypassed / qdisc_packets), the mean bulk (qdisc_packets / qdisc_bulks), the sends refused with
+     * (qdisc_bypassed / qdisc_packets), the direct path's share (qdisc_direct / qdisc_packets), the mean bulk (qdisc_packets / qdisc_bulks), the sends refused with
      * BACK_PRESSURED per packet, TX queue stops and the BQL limits at the end.
      */
     @Override
@@ -276,18 +276,20 @@ public final class XmitTxVariant implements TxVariant
         }
         final long packets = pipeline.total(CounterType.QDISC_PACKETS, 0);
         final long bypassed = pipeline.total(CounterType.QDISC_BYPASSED, 0);
+        final long direct = pipeline.total(CounterType.QDISC_DIRECT, 0);
         final long bulks = pipeline.total(CounterType.QDISC_BULKS, 0);
         final long stops = pipeline.total(CounterType.TXQ_STOPS, 0);
         final long pressured = pipeline.total(CounterType.SOCKET_SEND_BACKPRESSURED, 0);
         final Result result = WindowMeter.measure(this::delivered, ids, nanos);
         final long dPackets = pipeline.total(CounterType.QDISC_PACKETS, 0) - packets;
         final long dBypassed = pipeline.total(CounterType.QDISC_BYPASSED, 0) - bypassed;
+        final long dDirect = pipeline.total(CounterType.QDISC_DIRECT, 0) - direct;
         final long dBulks = pipeline.total(CounterType.QDISC_BULKS, 0) - bulks;
         final long dStops = pipeline.total(CounterType.TXQ_STOPS, 0) - stops;
         final long dPressured = pipeline.total(CounterType.SOCKET_SEND_BACKPRESSURED, 0) - pressured;
         detail = String.format(Locale.ROOT,
-            "bypass %5.1f%%  bulk %5.1f  back-pressured sends/packet %.3f  stops %d  bql %d/%d",
-            dPackets > 0 ? 100.0 * dBypassed / dPackets : 0.0, dBulks > 0 ? (double)dPackets / dBulks : 0.0,
+            "bypass %5.1f%%  direct %5.1f%%  bulk %5.1f  back-pressured sends/packet %.3f  stops %d  bql %d/%d",
+            dPackets > 0 ? 100.0 * dBypassed / dPackets : 0.0, dPackets > 0 ? 100.0 * dDirect / dPackets : 0.0, dBulks > 0 ? (double)dPackets / dBulks : 0.0,
             dPackets > 0 ? (double)dPressured / dPackets : 0.0, dStops,
             pipeline.counter(CounterType.TXQ_BQL_LIMIT, CounterScope.txq(0, 0)),
             pipeline.counter(CounterType.TXQ_BQL_LIMIT, CounterScope.txq(0, 1)));

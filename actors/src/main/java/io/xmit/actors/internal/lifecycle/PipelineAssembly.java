@@ -302,8 +302,9 @@ public final class PipelineAssembly
             final CounterScope scope = CounterScope.txq(port, q);
             final AtomicCounter qdiscRestarts = counters.allocate(CounterType.STAGE_RESTARTS,
                 scope.withStage(Stage.QDISC));
-            final QdiscRunner runner = new QdiscRunner(qdisc, qdiscDoorbell, state, config.quota(),
-                config.qdiscSenderBypass(), qdiscRestarts, counters.allocate(CounterType.QDISC_SENDER_RUNS, scope));
+            final QdiscRunner runner = new QdiscRunner(qdisc, txRings.publications()[q], qdiscDoorbell, state,
+                config.quota(), config.qdiscSenderBypass(), qdiscRestarts,
+                counters.allocate(CounterType.QDISC_SENDER_RUNS, scope));
             engines.qdiscs()[port][q] = runner;
             engines.txqs()[port][q] = txq;
             completionDoorbells[port][q] = txqDoorbell;

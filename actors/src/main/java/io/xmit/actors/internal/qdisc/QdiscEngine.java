@@ -22,10 +22,16 @@ import io.xmit.pipeline.txq.TxQueueState;
 import io.xmit.transport.nic.NicDriver;
 import io.xmit.transport.ring.PacketHandler;
 import io.xmit.transport.ring.PacketPeekHandler;
+import io.xmit.transport.ring.PacketPublication;
 import io.xmit.transport.ring.PacketSubscription;
 
+import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
+
+import java.nio.ByteBuffer;
 
 /**
  * The lockless qdisc of one TX queue (kernel-semantics §4–§6), as a single-writer duty cycle: it alone reads the
@@ -56,6 +62,12 @@ import org.agrona.concurrent.status.AtomicCounter;
  * {@code tx_burst} (the driver is busy) stops the queue and asks the TX queue actor to look for room; a failed one
  * (a negative errno) consumed the packets, which are dropped and counted (§4.5).
  * <p>
+ * <b>The direct path</b> (§4.4a): a sender holding the run token that finds the qdisc empty (no backlog, every band
+ * ring read to its end) and the queue awake writes its frame into this engine's <i>staging</i> area, which belongs to
+ * the token's holder, and never into a ring ({@link #directOffset}, {@link #directCommit}). Staged frames leave in one
+ * {@code tx_burst} when the sender's run of {@code sendMore} ends, or earlier at the bulk limit, the driver's room or
+ * the BQL budget; until then they are the head of the qdisc, and every turn sends them before it reads a ring.
+ * <p>
  * Over 500 lines on purpose: one turn and its three paths, read top to bottom; split, the single-writer ownership
  * of the backlog and the books would be spread over several files.
  */
@@ -78,6 +90,9 @@ public final class QdiscEngine implements StageEngine
     private final Runnable wakeTxQueue;
     private final DescriptorBatch batch;
     private final int ringSize;
+    /** The direct path's frames (§4.4a): one slot per descriptor of {@link #batch}, off-heap, preallocated. */
+    private final UnsafeBuffer staging;
+    private final int stagingSlot;
 
     private final AtomicCounter packets;
     private final AtomicCounter bytes;
@@ -93,6 +108,7 @@ public final class QdiscEngine implements StageEngine
     private final AtomicCounter ringTaken;
     private final AtomicCounter dropShutdown;
     private final AtomicCounter dropDriverError;
+    private final AtomicCounter direct;
     private final BulkHistogram bulkSizes;
     private final CrashSwitch crash;
 
@@ -110,6 +126,8 @@ public final class QdiscEngine implements StageEngine
     /** The last band the backlog may be dequeued from in this turn: see {@link #enqueueFromRings}. */
     private int lastBand = PfifoFast.BANDS - 1;
     private int byteBudget;
+    /** The BQL budget left to the staged frames: the first is always taken, more while it stays positive (§6.1). */
+    private int stagedBudget;
     /** What the open peek is for: NO_PEEK between turns. */
     private int peekMode = NO_PEEK;
     /** The last {@code tx_burst}'s result until it is booked, else NO_BURST. */
@@ -156,6 +174,9 @@ public final class QdiscEngine implements StageEngine
         this.qdisc = new PfifoFast(config.bandLimit(), driver.maxFrame(), 2 * config.bulkLimit());
         this.batch = new DescriptorBatch(config.bulkLimit());
         this.ringSize = driver.ringSize();
+        this.stagingSlot = BitUtil.align(driver.maxFrame(), BitUtil.CACHE_LINE_LENGTH);
+        this.staging = new UnsafeBuffer(ByteBuffer.allocateDirect(stagingSlot * config.bulkLimit() +
+            BitUtil.CACHE_LINE_LENGTH).alignedSlice(BitUtil.CACHE_LINE_LENGTH));
 
         final CounterScope scope = CounterScope.txq(port, txq);
         packets = counters.allocate(CounterType.QDISC_PACKETS, scope);
@@ -172,6 +193,7 @@ public final class QdiscEngine implements StageEngine
         ringTaken = counters.allocate(CounterType.QDISC_RING_TAKEN, scope);
         dropShutdown = counters.allocate(CounterType.QDISC_DROP_SHUTDOWN, scope);
         dropDriverError = counters.allocate(CounterType.QDISC_DROP_DRIVER_ERROR, scope);
+        direct = counters.allocate(CounterType.QDISC_DIRECT, scope);
         bulkSizes = new BulkHistogram(counters, scope);
         crash = new CrashSwitch("qdisc " + port + "/" + txq);
     }
@@ -187,7 +209,8 @@ public final class QdiscEngine implements StageEngine
     {
         crash.load();
         int budget = quota;
-        int work = 0;
+        // Staged frames are the head of the qdisc: they leave before anything in a ring (§4.4a).
+        int work = flushStaged();
         while (budget > 0)
         {
             if (state.frozenOrStopped())
@@ -238,10 +261,106 @@ public final class QdiscEngine implements StageEngine
         trace = point;
     }
 
-    /** Packets in the backlog (bands and requeue list); for tests and statistics, on the qdisc's thread. */
+    /**
+     * Packets in the backlog (bands and requeue list) and staged by the direct path; for tests and statistics, on the
+     * qdisc's thread.
+     */
     int backlog()
     {
-        return qdisc.qlen();
+        return qdisc.qlen() + batch.size();
+    }
+
+    /**
+     * The direct path's admission (§4.4a), under the run token: the qdisc is empty (no backlog; every band ring, whose
+     * producers' positions {@code bands} are, read to its end: a frame a socket committed before is never overtaken),
+     * the queue awake and the driver's ring has room. Staged frames that would leave no room are sent first.
+     *
+     * @return the offset in {@link #staging()} to write the frame at, or {@link QdiscRunner#NO_DIRECT}: the frame
+     * goes into its ring.
+     */
+    int directOffset(final PacketPublication[] bands)
+    {
+        if (!bypassEnabled || state.frozenOrStopped() || !qdisc.isEmpty() || !ringsDrained(bands))
+        {
+            return QdiscRunner.NO_DIRECT;
+        }
+        final int room = driverRoom();
+        if (0 == room)
+        {
+            // Nothing staged can be waiting here: a staging that reached the driver's room was sent at once.
+            stopForRoom();
+            return QdiscRunner.NO_DIRECT;
+        }
+        return batch.size() * stagingSlot;
+    }
+
+    /** nolock_qdisc_is_empty for the rings: each band ring's consumer has reached its producers' position. */
+    private boolean ringsDrained(final PacketPublication[] bands)
+    {
+        for (int band = 0; band < PfifoFast.BANDS; band++)
+        {
+            if (bands[band].position() != rings[band].position())
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The direct path's staging area: a frame is written at the offset {@link #directOffset} gave. */
+    MutableDirectBuffer staging()
+    {
+        return staging;
+    }
+
+    /**
+     * Stages the frame written at {@code offset} (§4.4a), counted in {@code qdisc_direct}, and sends the staged frames
+     * in one {@code tx_burst} when no more follow ({@code more} false: the run's end) or the staging is full: the bulk
+     * limit, the driver's room, or the BQL budget (§6.1) reached.
+     *
+     * @return true if a backlog is left for the actor: the driver refused part of the burst, or the queue stopped.
+     */
+    boolean directCommit(final int offset, final int length, final int priority, final int socketId,
+        final long traceId, final boolean more)
+    {
+        if (batch.isEmpty())
+        {
+            stagedBudget = bql.avail();
+        }
+        batch.addExternal(staging.addressOffset() + offset, length, priority, socketId, traceId);
+        direct.incrementRelease();
+        stagedBudget -= length;
+        if (!more || batch.remaining() == 0 || batch.size() >= driverRoom() || stagedBudget <= 0)
+        {
+            // A burst on the sender's thread is a turn of this stage: an armed crash may strike it as any other.
+            crash.load();
+            flushStaged();
+            return !qdisc.isEmpty();
+        }
+        return false;
+    }
+
+    /**
+     * Sends the staged frames (sch_direct_xmit, §4.4a): one {@code tx_burst}, refusals requeued as for any burst; on a
+     * stopped or frozen queue none is sent and all are requeued (the kernel's sch_direct_xmit finds the queue stopped
+     * and calls dev_requeue_skb).
+     *
+     * @return the packets that left the qdisc, or were requeued from a stopped queue.
+     */
+    private int flushStaged()
+    {
+        final int size = batch.size();
+        if (0 == size)
+        {
+            return 0;
+        }
+        if (state.frozenOrStopped())
+        {
+            qdisc.complete(batch, 0);
+            requeues.getAndAddRelease(size);
+            return size;
+        }
+        return transmit();
     }
 
     /**
@@ -484,6 +603,8 @@ public final class QdiscEngine implements StageEngine
         final int size = batch.size();
         final int result = burstResult;
         burstResult = NO_BURST;
+        // External descriptors outside a ring's peek point into the staging: the direct path's burst (§4.4a).
+        final boolean staged = NO_PEEK == peekMode && size > 0 && batch.isExternal(0);
         if (result < 0)
         {
             dropFailedBurst(size);
@@ -529,6 +650,10 @@ public final class QdiscEngine implements StageEngine
             // The driver copied what it took and the qdisc copied the rest: the ring space can be released.
             bypassed.getAndAddRelease(accepted);
             consumePeek();
+        }
+        else if (staged)
+        {
+            bypassed.getAndAddRelease(accepted);
         }
         wakeTxQueue.run();
     }
@@ -620,8 +745,8 @@ public final class QdiscEngine implements StageEngine
     /** The TX queue's books, on the qdisc's thread (which {@code txq}'s engine shares) between turns. */
     public QueueBooks books(final TxQueueEngine txq)
     {
-        return new QueueBooks(port, this.txq, ringTaken.get(), packets.get(), txq.completedPackets(), txq.inDriver(),
-            qdisc.qlen(), dropOverflow.get(), dropOversize.get(), dropDriverError.get(), dropShutdown.get(),
+        return new QueueBooks(port, this.txq, ringTaken.get() + direct.get(), packets.get(), txq.completedPackets(),
+            txq.inDriver(), backlog(), dropOverflow.get(), dropOversize.get(), dropDriverError.get(), dropShutdown.get(),
             txq.droppedAtStop(),
             txq.watchdogResets());
     }
@@ -634,6 +759,8 @@ public final class QdiscEngine implements StageEngine
      */
     public int dropLeftovers()
     {
+        // Staged frames first, into the backlog that is dropped next.
+        qdisc.complete(batch, 0);
         int dropped = 0;
         while (!qdisc.isEmpty())
         {

@@ -5,9 +5,11 @@ import io.xmit.actors.internal.stage.StageEngine;
 import io.xmit.actors.internal.txq.TxQueueEngine;
 import io.xmit.pipeline.txq.TxQueueState;
 import io.xmit.transport.ring.PacketClaim;
+import io.xmit.transport.ring.PacketPublication;
 import io.xmit.transport.ring.RingDoorbell;
 import io.xmit.transport.ring.RunToken;
 
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,6 +23,11 @@ import java.lang.invoke.VarHandle;
  * and finds the qdisc idle (its doorbell IDLE: the actor is not running it) and the TX queue awake may win the token
  * and run one turn itself, on its own thread: the NOLOCK bypass in the sender's context, {@code __dev_xmit_skb} →
  * {@code sch_direct_xmit} (§4.4).
+ * <p>
+ * With the same conditions, and the qdisc empty (no backlog, nothing in its band rings), a sender takes the direct
+ * path before it claims ring space at all (§4.4a): {@link #tryDirect()} wins the token, the sender writes its frame
+ * into the engine's staging area and {@link #directCommit} stages it, sending the staged frames in one
+ * {@code tx_burst} at the end of the sender's run, and releases the token. No ring, no claim, no doorbell.
  * <p>
  * Nothing is stranded (§5.5): a runner that loses the token marks it MISSED and walks away, and whoever releases it
  * with the mark rings the qdisc's doorbell, so the actor runs again if it was idle (if it is running, its duty cycle
@@ -43,8 +50,11 @@ public final class QdiscRunner implements StageEngine
     private static final int DONE = 0;
     private static final int MORE = 1;
     private static final int KEPT = 2;
+    /** {@link #tryDirect()}: the direct path is not open; the frame goes into its ring. */
+    public static final int NO_DIRECT = -1;
 
     private final QdiscEngine engine;
+    private final PacketPublication[] bands;
     private final RunToken token = new RunToken();
     private final RingDoorbell doorbell;
     private final TxQueueState state;
@@ -63,6 +73,8 @@ public final class QdiscRunner implements StageEngine
 
     /**
      * @param engine       the qdisc, run only through this runner from now on.
+     * @param bands        the producers' side of the engine's band rings, band 0 first: where the direct path looks
+     *                     whether a ring holds a frame the qdisc has not taken yet.
      * @param doorbell     the doorbell of the qdisc's actor, which its band rings share.
      * @param state        the TX queue's state: a stopped or frozen queue is no bypass for a sender.
      * @param quota        packets per turn ({@code qdisc.quota}): a sender's turn that used it up leaves the rest to
@@ -71,10 +83,12 @@ public final class QdiscRunner implements StageEngine
      * @param restarts     the qdisc stage's restart counter, which a failed sender's turn counts in too.
      * @param senderRuns   turns run by senders ({@code qdisc_sender_runs}).
      */
-    public QdiscRunner(final QdiscEngine engine, final RingDoorbell doorbell, final TxQueueState state,
-        final int quota, final boolean senderBypass, final AtomicCounter restarts, final AtomicCounter senderRuns)
+    public QdiscRunner(final QdiscEngine engine, final PacketPublication[] bands, final RingDoorbell doorbell,
+        final TxQueueState state, final int quota, final boolean senderBypass, final AtomicCounter restarts,
+        final AtomicCounter senderRuns)
     {
         this.engine = engine;
+        this.bands = bands.clone();
         this.doorbell = doorbell;
         this.state = state;
         this.quota = quota;
@@ -185,15 +199,7 @@ public final class QdiscRunner implements StageEngine
             return false;
         }
         senderRuns.incrementRelease();
-        final int outcome = senderTurn();
-        if (KEPT == outcome)
-        {
-            doorbell.ring();
-        }
-        else if (!release() && MORE == outcome)
-        {
-            doorbell.ring();
-        }
+        endSenderTurn(senderTurn());
         return true;
     }
 
@@ -212,25 +218,115 @@ public final class QdiscRunner implements StageEngine
         }
         catch (final RuntimeException | Error ex)
         {
-            restarts.increment();
-            if (!senderFailureLogged)
-            {
-                senderFailureLogged = true;
-                LOG.warn("{}: a turn in a sender's context failed; recovered, the actor takes over (later failures " +
-                    "are counted in stage_restarts only)", name, ex);
-            }
-            try
-            {
-                engine.recover();
-                return MORE;
-            }
-            catch (final RuntimeException | Error again)
-            {
-                LOG.error("{}: recovering from a failed turn in a sender's context failed; the token stays with " +
-                    "the qdisc for its actor's supervisor", name, again);
-                keptByFailedTurn = true;
-                return KEPT;
-            }
+            return recoverSenderFailure(ex);
+        }
+    }
+
+    /**
+     * The direct path's admission (§4.4a): the qdisc's actor idle (its doorbell IDLE), the TX queue neither stopped
+     * nor frozen, the token won, and under it the qdisc empty (no backlog, every band ring read to its end) with room
+     * in the driver. A token held by another runner is not marked: the sender's frame then goes into its ring, and
+     * that commit wakes the qdisc.
+     *
+     * @return the offset in {@link #staging()} to write the frame at, with the token now held by the caller, who
+     * must end with {@link #directCommit} or {@link #directAbort()}; or {@link #NO_DIRECT}, the token not held.
+     */
+    public int tryDirect()
+    {
+        if (!senderBypass || RingDoorbell.IDLE != doorbell.state() || state.frozenOrStopped() ||
+            !token.tryAcquireQuietly())
+        {
+            return NO_DIRECT;
+        }
+        int offset = NO_DIRECT;
+        int outcome = DONE;
+        try
+        {
+            offset = engine.directOffset(bands);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            outcome = recoverSenderFailure(ex);
+        }
+        if (NO_DIRECT == offset)
+        {
+            endSenderTurn(outcome);
+        }
+        return offset;
+    }
+
+    /** Where a sender that won {@link #tryDirect()} writes its frame; only while it holds the token. */
+    public MutableDirectBuffer staging()
+    {
+        return engine.staging();
+    }
+
+    /**
+     * Stages the frame the sender wrote at {@code offset} (counted in {@code qdisc_direct}) and, at the end of a run
+     * ({@code more} false) or when the staging is full, sends the staged frames in one {@code tx_burst}; then
+     * releases the token, ringing the actor if the burst left a backlog. The packet is the qdisc's from here, whatever happens next: a failure is recovered from
+     * as a failed sender's turn is, and the send's result stands.
+     */
+    public void directCommit(final int offset, final int length, final int priority, final int socketId,
+        final long traceId, final boolean more)
+    {
+        int outcome = DONE;
+        try
+        {
+            outcome = engine.directCommit(offset, length, priority, socketId, traceId, more) ? MORE : DONE;
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            outcome = recoverSenderFailure(ex);
+        }
+        endSenderTurn(outcome);
+    }
+
+    /** The sender that won {@link #tryDirect()} staged nothing (its frame could not be written): releases the token. */
+    public void directAbort()
+    {
+        endSenderTurn(DONE);
+    }
+
+    /** Releases the token after a sender's turn or direct send (a failed recovery keeps it); rings if work is left. */
+    private void endSenderTurn(final int outcome)
+    {
+        if (KEPT == outcome)
+        {
+            doorbell.ring();
+        }
+        else if (!release() && MORE == outcome)
+        {
+            doorbell.ring();
+        }
+    }
+
+    /**
+     * A failure on a sender's thread under the token: counted as a restart of the qdisc stage, the first one logged,
+     * and recovered from at once.
+     *
+     * @return {@link #MORE}: the actor takes over what is left; {@link #KEPT} if the recovery failed too.
+     */
+    private int recoverSenderFailure(final Throwable ex)
+    {
+        restarts.increment();
+        if (!senderFailureLogged)
+        {
+            senderFailureLogged = true;
+            LOG.warn("{}: a turn in a sender's context failed; recovered, the actor takes over (later failures " +
+                "are counted in stage_restarts only)", name, ex);
+        }
+        try
+        {
+            engine.recover();
+            return MORE;
+        }
+        catch (final RuntimeException | Error again)
+        {
+            LOG.error("{}: recovering from a failed turn in a sender's context failed; the token stays with " +
+                "the qdisc for its actor's supervisor", name, again);
+            keptByFailedTurn = true;
+            return KEPT;
         }
     }
 

@@ -20,14 +20,16 @@ import io.xmit.transport.ring.PacketPublication;
 import io.xmit.transport.ring.PacketSubscription;
 
 import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 
 import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * The pipeline's side of a {@link UdpSocket}: the send path (TX queue selection, ring claim, frame write, hold
- * bookkeeping for next hops being resolved) and what the RX queue, socket receiver and completions need of a socket.
+ * The pipeline's side of a {@link UdpSocket}: the send path (TX queue selection, ring claim or the qdisc's direct path,
+ * frame write, hold bookkeeping for next hops being resolved) and what the RX queue, socket receiver and completions
+ * need of a socket.
  */
 public final class UdpSocketImpl implements UdpSocket
 {
@@ -315,30 +317,44 @@ public final class UdpSocketImpl implements UdpSocket
             backPressured.incrementRelease();
             return SendResult.BACK_PRESSURED;
         }
-        final PacketPublication ring = hold ? host.holdRing() : portContext.qdiscRing(txq, priority);
-
-        final long result = claimOrRefuse(ring, frameLength);
-        if (result < 0)
+        final QdiscRunner qdisc = hold ? null : portContext.qdisc(txq);
+        // The direct path (§4.4a): an open run on another qdisc ends first, as a commit would end it.
+        final int direct = null != qdisc && qdisc.senderBypass() ? tryDirect(qdisc) : QdiscRunner.NO_DIRECT;
+        final MutableDirectBuffer buffer;
+        final int at;
+        final long result;
+        if (QdiscRunner.NO_DIRECT != direct)
         {
-            return result;
+            buffer = qdisc.staging();
+            at = direct;
+            result = frameLength;
+        }
+        else
+        {
+            result = claimOrRefuse(hold ? host.holdRing() : portContext.qdiscRing(txq, priority), frameLength);
+            if (result < 0)
+            {
+                return result;
+            }
+            buffer = claim.buffer();
+            at = claim.frameOffset();
         }
 
         final int written;
         try
         {
-            written = writer.write(claim.buffer(), claim.frameOffset(), hold ? 0 : destinationMac, address.mac(), flow,
-                payload, offset, length);
+            written = writer.write(buffer, at, hold ? 0 : destinationMac, address.mac(), flow, payload, offset, length);
         }
         catch (final RuntimeException | Error ex)
         {
             // The payload's own buffer failed to read (a DirectBuffer of the caller's, or a fault on a mapped file):
-            // the space goes back, or the ring would stay blocked behind it.
-            claim.abort();
+            // the space goes back, or the ring (the qdisc, on the direct path) would stay blocked behind it.
+            abandon(qdisc, direct);
             throw ex;
         }
         if (written != frameLength)
         {
-            claim.abort();
+            abandon(qdisc, direct);
             throw new IllegalStateException("the frame writer wrote " + written + " of " + frameLength + " bytes");
         }
         if (hold)
@@ -353,19 +369,58 @@ public final class UdpSocketImpl implements UdpSocket
         }
         final long traceId = RingFrameHeader.NO_TRACE_ID != inheritedTrace ? inheritedTrace :
             flow == connectedFlow ? trace.selectStable(flow, id) : trace.select(flow, id);
-        claim.putHeader(flowHash, id, priority, RingFrameHeader.NO_RX_QUEUE,
-            oooOkay ? RingFrameHeader.FLAG_OOO_OKAY : 0, traceId, 0);
+        if (QdiscRunner.NO_DIRECT == direct)
+        {
+            claim.putHeader(flowHash, id, priority, RingFrameHeader.NO_RX_QUEUE,
+                oooOkay ? RingFrameHeader.FLAG_OOO_OKAY : 0, traceId, 0);
+        }
         if (RingFrameHeader.NO_TRACE_ID != traceId)
         {
-            trace.sent(traceId, picked, id, traceId == inheritedTrace, claim.buffer(), claim.frameOffset(),
-                frameLength);
+            trace.sent(traceId, picked, id, traceId == inheritedTrace, buffer, at, frameLength);
         }
         queueState.packetSent();
         // Counted before the commit makes it visible: whoever reads the books sees no frame taken that was not sent.
         sent.incrementRelease();
         // The packet is queued, whatever happens next: the send's result stands even if a turn run here fails.
-        commitToQdisc(portContext.qdisc(txq), more);
+        if (QdiscRunner.NO_DIRECT != direct)
+        {
+            runQdisc = more ? qdisc : null;
+            qdisc.directCommit(at, frameLength, priority, id, traceId, more);
+        }
+        else
+        {
+            commitToQdisc(qdisc, more);
+        }
         return result;
+    }
+
+    /**
+     * The direct path's admission for this send (§4.4a): an open run of {@link #sendMore} on another qdisc is ended
+     * first (its qdisc runs or is woken), as a commit to this one would end it.
+     *
+     * @return the offset in the qdisc's staging to write the frame at, the run token held; or
+     * {@link QdiscRunner#NO_DIRECT}.
+     */
+    private int tryDirect(final QdiscRunner qdisc)
+    {
+        if (qdisc != runQdisc)
+        {
+            endRun();
+        }
+        return qdisc.tryDirect();
+    }
+
+    /** Gives back what a send whose frame could not be written took: its ring claim, or the qdisc's run token. */
+    private void abandon(final QdiscRunner qdisc, final int direct)
+    {
+        if (QdiscRunner.NO_DIRECT != direct)
+        {
+            qdisc.directAbort();
+        }
+        else
+        {
+            claim.abort();
+        }
     }
 
     /**

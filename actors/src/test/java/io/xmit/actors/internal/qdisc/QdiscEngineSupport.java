@@ -136,7 +136,7 @@ final class QdiscEngineSupport implements AutoCloseable
         inFlight = new InFlightFifo(driver.ringSize());
         engine = new QdiscEngine(0, 0, driver, subscriptions, state, bql, inFlight, sockets, config, counters,
             () -> onWakeTxQueue.run());
-        qdisc = new QdiscRunner(engine, doorbell, state, config.quota(), config.qdiscSenderBypass(),
+        qdisc = new QdiscRunner(engine, publications, doorbell, state, config.quota(), config.qdiscSenderBypass(),
             counters.allocate(CounterType.STAGE_RESTARTS, SCOPE.withStage(CounterScope.Stage.QDISC)),
             counters.allocate(CounterType.QDISC_SENDER_RUNS, SCOPE));
         actorCycle = new RingDutyCycle(doorbell, qdisc::poll, 0);

@@ -76,14 +76,17 @@ class QdiscSenderBypassTest
     {
         final QueueBooks books = rig.qdisc.books(rig.txq);
         assertTrue(books.balances(), books.toString());
-        assertEquals(sent, books.taken(), "taken from the rings");
+        assertEquals(sent, books.taken(), "taken from the rings or handed over directly");
         assertEquals(sent, books.sent(), "sent to the driver");
         assertEquals(RunToken.FREE, rig.qdisc.token().state(), "the token is free");
     }
 
-    /** §4.4: an idle qdisc, an awake queue, the token won: the sender's packet goes to the driver on its thread. */
+    /**
+     * §4.4a: an idle, empty qdisc, an awake queue, the token won: the sender's packet goes to the driver on its
+     * thread without entering the ring (the direct path), and the actor is not woken.
+     */
     @Test
-    void anIdleQdiscIsRunByItsSenderAndTheActorIsNotWoken_4_4()
+    void anIdleEmptyQdiscTakesTheSendersPacketDirectlyAndTheActorIsNotWoken_4_4a()
     {
         try (QdiscEngineSupport rig = idleRig(true, 64))
         {
@@ -93,8 +96,11 @@ class QdiscSenderBypassTest
                 assertTrue(rig.send(socket, i) > 0);
                 assertEquals(i + 1, rig.counter(CounterType.QDISC_PACKETS), "sent before the send returned");
             }
-            assertEquals(3, rig.counter(CounterType.QDISC_SENDER_RUNS), "one turn per send");
-            assertEquals(3, rig.counter(CounterType.QDISC_BYPASSED), "each straight from the ring");
+            assertEquals(3, rig.counter(CounterType.QDISC_DIRECT), "each handed to the qdisc directly");
+            assertEquals(0, rig.counter(CounterType.QDISC_RING_TAKEN), "none through the ring");
+            assertEquals(0, rig.counter(CounterType.QDISC_SENDER_RUNS), "no turn: nothing to read from a ring");
+            assertEquals(3, rig.counter(CounterType.QDISC_BYPASSED), "none enqueued");
+            assertEquals(3, rig.counter(CounterType.QDISC_BULKS), "a tx_burst per send: no run of sendMore");
             assertEquals(0, rig.wakes.get(), "the actor was never woken");
             assertEquals(RingDoorbell.IDLE, rig.doorbell.state());
             drain(rig, 3, socket);
@@ -146,10 +152,11 @@ class QdiscSenderBypassTest
     }
 
     /**
-     * §5.2, §5.5, two senders racing and the actor's Poll in between: sender A holds the token inside its turn;
-     * sender B commits and loses the token (it marks MISSED and leaves, without ringing); the actor's Poll finds the
-     * token held and does nothing; A's turn sends B's frame too, and A's release, seeing MISSED, rings the doorbell,
-     * so the actor runs again. Nothing is sent twice.
+     * §5.2, §5.5, two senders racing and the actor's Poll in between: sender A holds the token inside its direct send
+     * (after its {@code tx_burst}); sender B finds the token held, so its packet goes into the ring, and its commit
+     * loses the token too (it marks MISSED and leaves, without ringing); the actor's Poll finds the token held and
+     * does nothing; A's release, seeing MISSED, rings the doorbell, so the actor runs again and sends B's frame.
+     * Nothing is sent twice.
      */
     @Test
     void aSenderHoldingTheTokenLeavesTheActorNothingAndItsReleaseRings_5_2_5_5() throws InterruptedException
@@ -160,14 +167,15 @@ class QdiscSenderBypassTest
             final UdpSocketImpl b = rig.openSocket(0);
             final HeldTurn held = HeldTurn.install(rig);
             final Thread senderA = held.start(() -> rig.send(a, 0));
-            Await.until("sender A inside its turn", held.inside::get, rig::toString);
+            Await.until("sender A inside its direct send", held.inside::get, rig::toString);
             assertEquals(RunToken.HELD, rig.qdisc.token().state(), "A holds the token");
-            assertEquals(1, rig.counter(CounterType.QDISC_PACKETS), "A's first burst is in the driver");
+            assertEquals(1, rig.counter(CounterType.QDISC_PACKETS), "A's packet is in the driver");
 
             assertTrue(rig.send(b, 1) > 0, "B's packet is queued: its send succeeds");
+            assertEquals(1, rig.counter(CounterType.QDISC_DIRECT), "B's went into the ring, not directly");
             assertEquals(RunToken.HELD_MISSED, rig.qdisc.token().state(), "B lost and marked MISSED");
             assertEquals(0, rig.wakes.get(), "B did not ring: A's release will");
-            assertEquals(1, rig.counter(CounterType.QDISC_SENDER_RUNS), "B ran no turn");
+            assertEquals(0, rig.counter(CounterType.QDISC_SENDER_RUNS), "B ran no turn");
 
             rig.doorbell.ring();
             assertEquals(1, rig.wakes.get(), "a Poll for the actor");
@@ -178,10 +186,10 @@ class QdiscSenderBypassTest
             held.resume.set(true);
             senderA.join();
             assertNull(held.failure.get());
-            assertEquals(2, rig.counter(CounterType.QDISC_PACKETS), "A's turn went on and sent B's frame");
             assertEquals(2, rig.wakes.get(), "A's release found MISSED and rang");
             assertEquals(RingDoorbell.SCHEDULED, rig.doorbell.state());
-            assertEquals(0, rig.actorCycle.onPoll(), "the actor runs again; nothing is left");
+            assertEquals(1, rig.actorCycle.onPoll(), "the actor runs again and sends B's frame");
+            assertEquals(2, rig.counter(CounterType.QDISC_PACKETS));
             drain(rig, 2, a, b);
             assertEquals(range(0, 2), rig.received);
             assertBooksBalance(rig, 2);
@@ -225,8 +233,8 @@ class QdiscSenderBypassTest
     }
 
     /**
-     * §6.4 (xmit_more): a run of sends with more to follow leaves its frames in the ring; its last send runs one turn
-     * for all of them, one {@code tx_burst}, and wakes nobody.
+     * §6.4 (xmit_more), §4.4a: a run of sends with more to follow on an idle, empty qdisc stages its frames; its last
+     * send hands them to the driver in one {@code tx_burst}, and wakes nobody.
      */
     @Test
     void aRunOfSendsWithMoreReachesTheDriverInOneBurst_6_4()
@@ -238,10 +246,11 @@ class QdiscSenderBypassTest
             {
                 assertTrue(rig.sendMore(socket, i) > 0);
             }
-            assertEquals(0, rig.counter(CounterType.QDISC_PACKETS), "the run waits in the ring");
+            assertEquals(0, rig.counter(CounterType.QDISC_PACKETS), "the run waits in the staging");
+            assertEquals(9, rig.qdisc.backlog(), "staged: the head of the qdisc");
             assertEquals(0, rig.wakes.get(), "nobody woken yet");
             assertTrue(rig.send(socket, 9) > 0);
-            assertEquals(1, rig.counter(CounterType.QDISC_SENDER_RUNS), "one turn for the run");
+            assertEquals(10, rig.counter(CounterType.QDISC_DIRECT), "the whole run, directly");
             assertEquals(1, rig.counter(CounterType.QDISC_BULKS), "one tx_burst");
             assertEquals(10, rig.counter(CounterType.QDISC_PACKETS));
             assertEquals(0, rig.wakes.get());
@@ -315,9 +324,9 @@ class QdiscSenderBypassTest
     }
 
     /**
-     * A turn in the sender's context fails after its {@code tx_burst}, before booking it: the sender recovers under
-     * the token (the burst is booked, nothing resent), counts a restart of the qdisc stage, releases and rings; its
-     * send's result stands. Every packet leaves once, in order.
+     * A direct send (a turn in the sender's context) fails after its {@code tx_burst}, before booking it: the sender
+     * recovers under the token (the burst is booked, nothing resent), counts a restart of the qdisc stage, releases
+     * and rings; its send's result stands. Every packet leaves once, in order.
      */
     @Test
     void aCrashInTheSendersTurnLosesAndDuplicatesNothing()
@@ -337,7 +346,7 @@ class QdiscSenderBypassTest
 
             rig.qdisc.armCrash(1);
             assertTrue(rig.send(socket, 5) > 0, "the send succeeds: its packet was queued before the turn failed");
-            assertEquals(1, rig.counter(CounterType.QDISC_SENDER_RUNS));
+            assertEquals(1, rig.counter(CounterType.QDISC_DIRECT), "sent on the direct path");
             assertEquals(1, rig.counters.value(CounterType.STAGE_RESTARTS,
                 QdiscEngineSupport.SCOPE.withStage(CounterScope.Stage.QDISC)), "a restart of the qdisc stage");
             assertEquals(6, rig.counter(CounterType.QDISC_PACKETS), "the failed turn's burst, booked by recover()");
@@ -349,7 +358,7 @@ class QdiscSenderBypassTest
             {
                 assertTrue(rig.send(socket, i) > 0);
             }
-            assertEquals(4, rig.counter(CounterType.QDISC_SENDER_RUNS), "later sends run their turns again");
+            assertEquals(4, rig.counter(CounterType.QDISC_DIRECT), "later sends take the direct path again");
             drain(rig, 9, socket);
             assertEquals(range(0, 9), rig.received, "once each, in order");
             assertBooksBalance(rig, 9);
