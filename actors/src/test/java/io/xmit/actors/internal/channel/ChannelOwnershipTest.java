@@ -322,6 +322,30 @@ class ChannelOwnershipTest
         assertEquals(1, f.wakes.get(), "the socket stopped coming back: the RX queue's actor takes the queue back");
     }
 
+    @Test
+    void anActorGoingIdleUnderADeferralLeavesTheInterruptOffUntilTheDeferralEnds()
+    {
+        final Fixture f = new Fixture();
+        final BusyPoller poller = f.poller(LONG.preferred(true));
+        poller.recordRxQueue(0);
+        f.frames.send(f.sender, 0, BUSY_PORT);
+        assertTrue(poller.loop());
+        assertEquals(List.of(false), f.driver.arms, "deferred with its interrupt off (§9.6)");
+
+        // The RX queue's actor runs meanwhile (a ring, or its spin), finds nothing and goes idle.
+        final RingDutyCycle dutyCycle = new RingDutyCycle(f.rxDoorbell, f.channel::pollRx, 0);
+        assertTrue(f.rxDoorbell.ring());
+        assertEquals(0, dutyCycle.onPoll());
+        assertEquals(RingDoorbell.IDLE, f.rxDoorbell.state());
+        assertEquals(List.of(false), f.driver.arms, "the socket comes back: the actor leaves the interrupt off");
+
+        poller.endDeferral();
+        assertEquals(2, f.wakes.get(), "the socket's poll found datagrams without looping: the actor is rung");
+        assertEquals(0, dutyCycle.onPoll());
+        assertEquals(List.of(false, true), f.driver.arms, "the deferral over, the actor arms it as it goes idle");
+        assertEquals(List.of(0L), toList(LoopFrames.drain(f.busySubscription)));
+    }
+
     /**
      * The actor's polls on one thread, a busy-polling socket on another, a sender on a third, bounded by a count and a
      * deadline (50,000 frames or 20 s of sending): the RX queue never runs for two at once (its driver sees one caller
