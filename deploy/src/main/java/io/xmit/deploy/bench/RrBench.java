@@ -222,6 +222,7 @@ public final class RrBench
             add(values, "reply_tx_hops", tally.perTransaction(tally.replyTxHops()));
             add(values, "reply_rx_hops", tally.perTransaction(tally.replyRxHops()));
             add(values, "cross_cpu_share", tally.perTransaction(tally.crossCpu()));
+            add(values, "interrupts_per_transaction", tally.perTransaction(result.interrupts()));
             add(values, "cpu_share_xmit", result.cpu().xmit());
             add(values, "cpu_share_busiest", result.cpu().busiest());
             result.cpu().roles().forEach((role, share) -> add(values, "cpu_share_" + role, share));
