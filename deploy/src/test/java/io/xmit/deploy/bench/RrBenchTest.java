@@ -31,7 +31,8 @@ class RrBenchTest
         assertEquals(List.of("hash", "xps-cpus", "xps-rxqs", "hash+busy-poll", "xps-cpus+busy-poll",
             "xps-rxqs+busy-poll"), RrBench.names());
         assertEquals("xps.preset = rxqs", RrBench.VARIANTS.get(2).keys());
-        assertEquals("xps.preset = rxqs\nbusy-poll = 50us\nqdisc.sender-bypass = on", RrBench.VARIANTS.get(5).keys());
+        assertEquals("xps.preset = rxqs\nbusy-poll = 50us\nprefer-busy-poll = on\nqdisc.sender-bypass = on",
+            RrBench.VARIANTS.get(5).keys());
     }
 
     @Test
