@@ -240,7 +240,8 @@ class RrBenchTest
     {
         return new RrRound.Result(rtt, tally, new ThreadCpu.Usage(new double[] {0.5, 0.5},
             Map.of(ThreadCpu.AKKA, 0.1), SECOND), SECOND, stalled, Map.of(),
-            new StopReport(true, Duration.ZERO, 0, 0, 0, new Accounting(2 * tally.transactions(), List.of(), List.of())),
+            new StopReport(true, Duration.ZERO, 0, 0, 0,
+                new Accounting(2 * tally.transactions(), List.of(), List.of())),
             tally.transactions() / 2);
     }
 }
