@@ -37,11 +37,12 @@ public final class RrBench
 
     /**
      * The busy-polling axis: off, as the pipeline's defaults, and the kernel's whole low-latency path on
-     * ({@link #BUSY_POLLING}): every socket busy-polls its channel for up to 50 µs and runs its idle qdisc itself (the
-     * bypass in the sender's context, which the kernel always takes); every XPS mode runs both ways.
+     * ({@link #BUSY_POLLING}): every socket busy-polls its channel for up to 50 µs, preferring busy polling (the
+     * channel's interrupt stays off while the socket keeps coming back), and runs its idle qdisc itself (the bypass in
+     * the sender's context, which the kernel always takes); every XPS mode runs both ways.
      */
     public static final List<RrVariant.Setting> POLLING = List.of(new RrVariant.Setting("", ""),
-        new RrVariant.Setting(BUSY_POLLING, "busy-poll = 50us\nqdisc.sender-bypass = on"));
+        new RrVariant.Setting(BUSY_POLLING, "busy-poll = 50us\nprefer-busy-poll = on\nqdisc.sender-bypass = on"));
 
     /** Every variant, in the order of the first measured round. */
     public static final List<RrVariant> VARIANTS = RrVariant.product(List.of(XPS_MODES, POLLING));
@@ -222,6 +223,7 @@ public final class RrBench
             add(values, "reply_tx_hops", tally.perTransaction(tally.replyTxHops()));
             add(values, "reply_rx_hops", tally.perTransaction(tally.replyRxHops()));
             add(values, "cross_cpu_share", tally.perTransaction(tally.crossCpu()));
+            add(values, "interrupts_per_transaction", tally.perTransaction(result.interrupts()));
             add(values, "cpu_share_xmit", result.cpu().xmit());
             add(values, "cpu_share_busiest", result.cpu().busiest());
             result.cpu().roles().forEach((role, share) -> add(values, "cpu_share_" + role, share));

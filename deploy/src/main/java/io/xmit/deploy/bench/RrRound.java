@@ -9,8 +9,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Function;
 import java.util.function.Predicate;
-import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 import akka.actor.typed.ActorSystem;
@@ -26,6 +26,7 @@ import io.xmit.actors.SocketOptions;
 import io.xmit.actors.StopReport;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.cpu.Cpus;
+import io.xmit.actors.stats.CounterType;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
@@ -71,9 +72,11 @@ final class RrRound
      * @param stalled flows with a transaction in flight after the round: neither answered nor given up on.
      * @param refused the flows that had a send refused, by the last refusal's {@code SendResult} name.
      * @param stop    the pipeline's stop, with its final books (balanced: a round whose books do not balance throws).
+     * @param interrupts the RX interrupts the device raised in the window, both ports: each one a wake-up of the
+     *                   device's interrupt thread and a Poll it sends to an RX queue's actor.
      */
     record Result(Histogram rtt, RrTally tally, ThreadCpu.Usage cpu, long nanos, int stalled,
-        Map<String, Long> refused, StopReport stop)
+        Map<String, Long> refused, StopReport stop, long interrupts)
     {
         /** Datagrams the pipeline dropped in the round, transmit and receive, by their counted reason. */
         Map<String, Long> drops()
@@ -107,7 +110,7 @@ final class RrRound
     }
 
     /** What a round measured, before the stop. */
-    private record Window(Histogram rtt, RrTally tally, ThreadCpu.Usage cpu, long nanos)
+    private record Window(Histogram rtt, RrTally tally, ThreadCpu.Usage cpu, long nanos, long interrupts)
     {
     }
 
@@ -168,19 +171,22 @@ final class RrRound
     /** Runs the loop for {@code warmNanos}, measures {@code windowNanos}, then stops. */
     Result run(final long warmNanos, final long windowNanos)
     {
-        return run(Long.MAX_VALUE, () ->
+        return run(Long.MAX_VALUE, pipeline ->
         {
             sleep(warmNanos);
             rtt.reset();
             final RrTally before = tally();
+            final long interruptsBefore = interrupts(pipeline);
             final ThreadCpu.Sample cpuBefore = ThreadCpu.sample(threads(), systemName);
             final long start = System.nanoTime();
             sleep(windowNanos);
             final Histogram window = rtt.getIntervalHistogram();
             final RrTally after = tally();
+            final long interruptsAfter = interrupts(pipeline);
             final ThreadCpu.Sample cpuAfter = ThreadCpu.sample(threads(), systemName);
             final long nanos = System.nanoTime() - start;
-            return new Window(window, after.minus(before), ThreadCpu.between(cpuBefore, cpuAfter, nanos), nanos);
+            return new Window(window, after.minus(before), ThreadCpu.between(cpuBefore, cpuAfter, nanos), nanos,
+                interruptsAfter - interruptsBefore);
         }, false);
     }
 
@@ -196,14 +202,16 @@ final class RrRound
         {
             throw new IllegalArgumentException("rr transactions per flow " + perFlow + " is not >= 1");
         }
-        return run(perFlow, () ->
+        return run(perFlow, pipeline ->
         {
+            final long interruptsBefore = interrupts(pipeline);
             final ThreadCpu.Sample cpuBefore = ThreadCpu.sample(threads(), systemName);
             final long start = System.nanoTime();
             awaitEvery(RrFlow::finished, timeoutNanos);
             final long nanos = System.nanoTime() - start;
             return new Window(rtt.getIntervalHistogram(), tally(),
-                ThreadCpu.between(cpuBefore, ThreadCpu.sample(threads(), systemName), nanos), nanos);
+                ThreadCpu.between(cpuBefore, ThreadCpu.sample(threads(), systemName), nanos), nanos,
+                interrupts(pipeline) - interruptsBefore);
         }, true);
     }
 
@@ -212,7 +220,7 @@ final class RrRound
      * pipeline and checks its books; with {@code exact}, also that every flow completed its transactions. What fails
      * is an {@link IllegalStateException} with the flows behind, the refused sends and the stop's books.
      */
-    private Result run(final long perFlow, final Supplier<Window> measure, final boolean exact)
+    private Result run(final long perFlow, final Function<Pipeline, Window> measure, final boolean exact)
     {
         if (!loop.isEmpty())
         {
@@ -229,7 +237,7 @@ final class RrRound
             {
                 openFlows(pipeline, perFlow);
                 startFlows(system);
-                window = measure.get();
+                window = measure.apply(pipeline);
                 running = false;
                 awaitEvery(RrFlow::idle, IDLE_TIMEOUT_NANOS);
             }
@@ -255,12 +263,24 @@ final class RrRound
             final int stalled = (int)loop.stream().filter(flow -> !flow.idle()).count();
             final Map<String, Long> refused = new TreeMap<>();
             refusals().values().forEach(result -> refused.merge(result, 1L, Long::sum));
-            return new Result(window.rtt(), window.tally(), window.cpu(), window.nanos(), stalled, refused, stop);
+            return new Result(window.rtt(), window.tally(), window.cpu(), window.nanos(), stalled, refused, stop,
+                window.interrupts());
         }
         finally
         {
             BenchSystems.terminate(system);
         }
+    }
+
+    /** The RX interrupts the device has raised so far, both ports. */
+    private static long interrupts(final Pipeline pipeline)
+    {
+        long interrupts = 0;
+        for (int port = 0; port < pipeline.portCount(); port++)
+        {
+            interrupts += pipeline.total(CounterType.RX_INTERRUPTS, port);
+        }
+        return interrupts;
     }
 
     private void openFlows(final Pipeline pipeline, final long perFlow)

@@ -31,7 +31,8 @@ class RrBenchTest
         assertEquals(List.of("hash", "xps-cpus", "xps-rxqs", "hash+busy-poll", "xps-cpus+busy-poll",
             "xps-rxqs+busy-poll"), RrBench.names());
         assertEquals("xps.preset = rxqs", RrBench.VARIANTS.get(2).keys());
-        assertEquals("xps.preset = rxqs\nbusy-poll = 50us\nqdisc.sender-bypass = on", RrBench.VARIANTS.get(5).keys());
+        assertEquals("xps.preset = rxqs\nbusy-poll = 50us\nprefer-busy-poll = on\nqdisc.sender-bypass = on",
+            RrBench.VARIANTS.get(5).keys());
     }
 
     @Test
@@ -80,6 +81,7 @@ class RrBenchTest
         assertEquals(2.0, hash.figures().get("hops_per_transaction").median());
         assertEquals(0.5, hash.figures().get("request_tx_hops").median());
         assertEquals(0.0, summary.variants().get(2).figures().get("hops_per_transaction").median());
+        assertEquals(0.5, hash.figures().get("interrupts_per_transaction").median(), "an interrupt every other one");
         // xps-rxqs against hash per round: 0.25 and 0.5.
         assertEquals(new Stat(0.375, 0.25, 0.5, List.of(0.25, 0.5)), summary.ratios().get("rtt_mean xps-rxqs/hash"));
         assertEquals(List.of("rtt_mean xps-cpus/hash", "rtt_mean xps-rxqs/hash"), List.copyOf(summary.ratios().keySet()));
@@ -238,6 +240,8 @@ class RrBenchTest
     {
         return new RrRound.Result(rtt, tally, new ThreadCpu.Usage(new double[] {0.5, 0.5},
             Map.of(ThreadCpu.AKKA, 0.1), SECOND), SECOND, stalled, Map.of(),
-            new StopReport(true, Duration.ZERO, 0, 0, 0, new Accounting(2 * tally.transactions(), List.of(), List.of())));
+            new StopReport(true, Duration.ZERO, 0, 0, 0,
+                new Accounting(2 * tally.transactions(), List.of(), List.of())),
+            tally.transactions() / 2);
     }
 }

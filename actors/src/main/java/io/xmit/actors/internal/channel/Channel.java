@@ -44,6 +44,12 @@ public final class Channel
     private final AtomicCounter polls;
     private final AtomicCounter packets;
     private final AtomicCounter handBacks;
+    /**
+     * A socket preferring busy polling handed the channel back with its interrupt off and comes back to it (§9.6):
+     * the RX queue's actor does not arm the interrupt when it goes idle meanwhile. Written by the socket's thread,
+     * read by the actor's.
+     */
+    private volatile boolean deferred;
     /** The RX queue's actor holds the token (a failure left it so); its thread only. */
     private boolean rxHolds;
     /** The completion actor holds the token (a failure left it so); its thread only. */
@@ -108,7 +114,7 @@ public final class Channel
             return 0;
         }
         rxHolds = true;
-        final int work = rx.poll();
+        final int work = rx.poll(!deferred);
         rxHolds = false;
         release();
         return work;
@@ -215,6 +221,7 @@ public final class Channel
     public void handBack(final int budget, final boolean defer)
     {
         handBacks.incrementRelease();
+        deferred = defer;
         boolean more = false;
         if (!defer)
         {
@@ -240,6 +247,7 @@ public final class Channel
      */
     public void endDeferral()
     {
+        deferred = false;
         rxDoorbell.ring();
     }
 
@@ -250,6 +258,7 @@ public final class Channel
      */
     public void abandon()
     {
+        deferred = false;
         rx.recover();
         if (null != completions)
         {

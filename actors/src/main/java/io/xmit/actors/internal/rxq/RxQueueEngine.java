@@ -113,8 +113,17 @@ public final class RxQueueEngine implements StageEngine
     @Override
     public int poll()
     {
+        return poll(true);
+    }
+
+    /**
+     * The actor's poll, as {@link #poll()}, but the poll made while going idle arms the interrupt only if
+     * {@code mayArm}: not while a busy-polling socket that prefers busy polling keeps it off (kernel-semantics §9.6).
+     */
+    public int poll(final boolean mayArm)
+    {
         // napi_complete: going idle, so interrupts back on before the last look.
-        return poll(burst.capacity(), RingDoorbell.RUNNING != doorbell.state());
+        return poll(burst.capacity(), mayArm && RingDoorbell.RUNNING != doorbell.state());
     }
 
     /**

@@ -6,12 +6,16 @@ import io.xmit.actors.internal.channel.Channel;
 import io.xmit.transport.ring.PacketPublication;
 import io.xmit.transport.ring.PacketSubscription;
 
+import java.util.function.BooleanSupplier;
+
 /**
  * A socket's busy polling (kernel-semantics §9.2, the kernel's {@code sk_busy_loop} and {@code napi_busy_loop}), run
  * by its receiver on the socket's CPU when its ring is empty: it polls the channel of the RX queue its last datagram
  * came from ({@code sk_napi_id}) until a datagram is in its own ring, the busy-poll time is up, or other actors of its
- * CPU wait for the thread (the kernel's {@code need_resched}; a loop cannot yield the thread and come back, so it
- * ends), then hands the channel back. Single-threaded, as the socket's actor is; allocates nothing.
+ * CPU wait for the thread (the kernel's {@code need_resched}), then hands the channel back. In the last case it has
+ * {@link #yielded}: as the kernel's loop gives the CPU up and restarts until its time is up, the socket's actor polls
+ * again after the waiting actors and the loop goes on where it stopped, with its first deadline. Single-threaded, as
+ * the socket's actor is; allocates nothing.
  * <p>
  * Two rules keep it from stranding a frame or holding a channel for good: a loop that threw keeps the channel
  * until {@link #recover} (the actor's restart, or the closer once the actor has stopped) abandons it, so its owners
@@ -29,6 +33,7 @@ public final class BusyPoller
     private final boolean prefer;
     private final PacketPublication ownRing;
     private final PacketSubscription ownSubscription;
+    private final BooleanSupplier needResched;
     private int napiId = NO_CHANNEL;
     /** The channel taken and not yet handed back: set only while a loop runs, or after it threw. */
     private Channel held;
@@ -36,6 +41,9 @@ public final class BusyPoller
     private Channel deferred;
     /** The last loop found nothing: the duty cycle's re-poll before it sleeps does not loop again. */
     private boolean timedOut;
+    /** The last loop gave the thread up with time left: the next poll goes on with it, from {@link #loopStart}. */
+    private boolean yielded;
+    private long loopStart;
 
     /**
      * @param channels the socket's port's channels, by RX queue.
@@ -43,6 +51,16 @@ public final class BusyPoller
      */
     public BusyPoller(final Channel[] channels, final BusyPoll settings, final PacketPublication ownRing,
         final PacketSubscription ownSubscription)
+    {
+        this(channels, settings, ownRing, ownSubscription, CpuThread::othersWaiting);
+    }
+
+    /**
+     * @param needResched whether other work waits for the calling thread (the kernel's {@code need_resched}); the
+     *                    CPU's run queue ({@link CpuThread#othersWaiting}), or a test's script.
+     */
+    public BusyPoller(final Channel[] channels, final BusyPoll settings, final PacketPublication ownRing,
+        final PacketSubscription ownSubscription, final BooleanSupplier needResched)
     {
         if (!settings.enabled())
         {
@@ -54,6 +72,7 @@ public final class BusyPoller
         this.prefer = settings.prefer();
         this.ownRing = ownRing;
         this.ownSubscription = ownSubscription;
+        this.needResched = needResched;
     }
 
     /** {@code sk_mark_napi_id}: the channel of the RX queue a datagram came in on, for the next loop. */
@@ -66,14 +85,19 @@ public final class BusyPoller
     }
 
     /**
-     * One busy-poll loop, the socket's ring being empty: polls the channel until the ring has a datagram or the time
-     * is up, then hands it back (deferred, preferring busy polling, when it found one). No loop without a channel,
-     * or right after a loop that found nothing (the duty cycle's last look before it sleeps).
+     * One busy-poll loop, the socket's ring being empty: polls the channel until the ring has a datagram, the time is
+     * up or other actors of the CPU wait, then hands it back (deferred, preferring busy polling, when it found one or
+     * will come back). A loop that other actors cut short with time left {@link #yielded() yielded}: the socket's
+     * next poll, after theirs, goes on with the same loop and the same deadline, as the kernel's loop gives the CPU up
+     * ({@code cond_resched}) and restarts. No loop without a channel, or right after a loop that found nothing (the
+     * duty cycle's last look before it sleeps).
      *
      * @return true if the socket's ring now has datagrams.
      */
     public boolean loop()
     {
+        final boolean resuming = yielded;
+        yielded = false;
         if (timedOut || NO_CHANNEL == napiId)
         {
             timedOut = false;
@@ -85,9 +109,13 @@ public final class BusyPoller
         {
             endDeferral();
         }
-        channel.countLoop();
-        final long start = System.nanoTime();
+        final long start = resuming ? loopStart : System.nanoTime();
+        if (!resuming)
+        {
+            channel.countLoop();
+        }
         boolean found;
+        boolean timeLeft = true;
         do
         {
             if (null == held && channel.tryBusyPoll(prefer))
@@ -104,23 +132,39 @@ public final class BusyPoller
                 break;
             }
             Thread.onSpinWait();
+            timeLeft = System.nanoTime() - start < nanos;
         }
-        while (System.nanoTime() - start < nanos && !CpuThread.othersWaiting());
+        while (timeLeft && !needResched.getAsBoolean());
+        yielded = !found && timeLeft;
+        loopStart = start;
         deferred = null;
         if (null != held)
         {
-            final boolean defer = prefer && found;
+            final boolean defer = prefer && (found || yielded);
             channel.handBack(budget, defer);
             held = null;
             deferred = defer ? channel : null;
         }
-        timedOut = !found;
+        timedOut = !found && !yielded;
         return found;
     }
 
-    /** The socket's poll found datagrams without looping: a deferred channel gets its interrupt back (§9.6). */
+    /**
+     * Whether the last loop gave the thread up to other actors of its CPU with busy-poll time left: the socket's
+     * actor polls again after them (its duty cycle counts it as work), and that poll goes on with the loop.
+     */
+    public boolean yielded()
+    {
+        return yielded;
+    }
+
+    /**
+     * The socket's poll found datagrams without looping: a deferred channel gets its interrupt back (§9.6), and a loop
+     * that yielded is over.
+     */
     public void endDeferral()
     {
+        yielded = false;
         if (null != deferred)
         {
             final Channel channel = deferred;
@@ -143,6 +187,7 @@ public final class BusyPoller
         }
         endDeferral();
         timedOut = false;
+        yielded = false;
     }
 
     private boolean ringHasFrames()

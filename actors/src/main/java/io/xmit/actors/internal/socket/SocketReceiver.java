@@ -81,12 +81,16 @@ public final class SocketReceiver implements StageEngine
         return socket;
     }
 
-    /** @return datagrams taken from the ring. */
+    /**
+     * @return datagrams taken from the ring; or 1 when there were none but a busy-poll loop yielded to other actors
+     * with time left ({@link BusyPoller#yielded}), so that the duty cycle polls again after them and the loop goes on.
+     */
     @Override
     public int poll()
     {
         crash.load();
         int frames = ring.poll(onFrame, pollLimit);
+        boolean yielded = false;
         if (null != busyPoller)
         {
             if (0 == frames)
@@ -95,6 +99,10 @@ public final class SocketReceiver implements StageEngine
                 {
                     frames = ring.poll(onFrame, pollLimit);
                 }
+                else
+                {
+                    yielded = busyPoller.yielded();
+                }
             }
             else
             {
@@ -102,7 +110,7 @@ public final class SocketReceiver implements StageEngine
             }
         }
         flushPending();
-        return frames;
+        return yielded ? 1 : frames;
     }
 
     /**

@@ -264,6 +264,88 @@ class ChannelOwnershipTest
         assertEquals(1, f.wakes.get(), "once");
     }
 
+    @Test
+    void aLoopThatOtherActorsCutShortYieldsAndTheSocketsNextPollGoesOnWithIt()
+    {
+        final Fixture f = new Fixture();
+        final AtomicBoolean othersWaiting = new AtomicBoolean(true);
+        final BusyPoller poller = f.poller(LONG, othersWaiting);
+        poller.recordRxQueue(0);
+
+        assertFalse(poller.loop(), "other actors wait: one poll, then the thread is theirs");
+        assertTrue(poller.yielded(), "with its time left, the loop yielded (the kernel's cond_resched, §9.2)");
+        assertEquals(1, f.rxCounter(CounterType.BUSY_POLL_POLLS));
+        assertEquals(1, f.rxCounter(CounterType.BUSY_POLL_HANDBACKS), "handed back while the others run");
+        assertEquals(RunToken.FREE, f.channel.token().state());
+
+        // The datagram comes while the other actors have the thread; the socket's actor polls again after them.
+        f.frames.send(f.sender, 0, BUSY_PORT);
+        assertTrue(poller.loop(), "the next poll goes on with the loop and finds the datagram");
+        assertFalse(poller.yielded());
+        assertEquals(1, f.rxCounter(CounterType.BUSY_POLL_LOOPS), "one loop, resumed once");
+        assertEquals(2, f.rxCounter(CounterType.BUSY_POLL_POLLS));
+        assertEquals(List.of(0L), toList(LoopFrames.drain(f.busySubscription)));
+        assertEquals(0, f.wakes.get(), "no Poll for the RX queue's actor: the socket took the datagram itself");
+    }
+
+    @Test
+    void aLoopWhoseTimeIsUpDoesNotYieldWhateverWaits()
+    {
+        final Fixture f = new Fixture();
+        final BusyPoller poller = f.poller(SHORT, new AtomicBoolean(true));
+        poller.recordRxQueue(0);
+
+        assertFalse(poller.loop());
+        assertFalse(poller.yielded(), "no time left: the loop is over, not yielded");
+        assertFalse(poller.loop(), "the duty cycle's last look before it sleeps");
+        assertEquals(1, f.rxCounter(CounterType.BUSY_POLL_POLLS), "does not poll the channel again");
+    }
+
+    @Test
+    void preferringBusyPollKeepsTheInterruptOffWhileALoopYields()
+    {
+        final Fixture f = new Fixture();
+        final AtomicBoolean othersWaiting = new AtomicBoolean(true);
+        final BusyPoller poller = f.poller(LONG.preferred(true), othersWaiting);
+        poller.recordRxQueue(0);
+
+        assertFalse(poller.loop());
+        assertTrue(poller.yielded());
+        assertEquals(List.of(false), f.driver.arms, "the interrupt went off at the take and stays off (§9.6)");
+        assertEquals(0, f.wakes.get(), "deferred: the socket comes back, nobody is rung");
+        f.frames.send(f.sender, 0, BUSY_PORT);
+        assertTrue(poller.loop());
+        assertEquals(List.of(false, false), f.driver.arms, "never armed in between");
+        assertEquals(List.of(0L), toList(LoopFrames.drain(f.busySubscription)));
+
+        poller.recover();
+        assertEquals(1, f.wakes.get(), "the socket stopped coming back: the RX queue's actor takes the queue back");
+    }
+
+    @Test
+    void anActorGoingIdleUnderADeferralLeavesTheInterruptOffUntilTheDeferralEnds()
+    {
+        final Fixture f = new Fixture();
+        final BusyPoller poller = f.poller(LONG.preferred(true));
+        poller.recordRxQueue(0);
+        f.frames.send(f.sender, 0, BUSY_PORT);
+        assertTrue(poller.loop());
+        assertEquals(List.of(false), f.driver.arms, "deferred with its interrupt off (§9.6)");
+
+        // The RX queue's actor runs meanwhile (a ring, or its spin), finds nothing and goes idle.
+        final RingDutyCycle dutyCycle = new RingDutyCycle(f.rxDoorbell, f.channel::pollRx, 0);
+        assertTrue(f.rxDoorbell.ring());
+        assertEquals(0, dutyCycle.onPoll());
+        assertEquals(RingDoorbell.IDLE, f.rxDoorbell.state());
+        assertEquals(List.of(false), f.driver.arms, "the socket comes back: the actor leaves the interrupt off");
+
+        poller.endDeferral();
+        assertEquals(2, f.wakes.get(), "the socket's poll found datagrams without looping: the actor is rung");
+        assertEquals(0, dutyCycle.onPoll());
+        assertEquals(List.of(false, true), f.driver.arms, "the deferral over, the actor arms it as it goes idle");
+        assertEquals(List.of(0L), toList(LoopFrames.drain(f.busySubscription)));
+    }
+
     /**
      * The actor's polls on one thread, a busy-polling socket on another, a sender on a third, bounded by a count and a
      * deadline (50,000 frames or 20 s of sending): the RX queue never runs for two at once (its driver sees one caller
@@ -455,6 +537,12 @@ class ChannelOwnershipTest
         BusyPoller poller(final BusyPoll settings)
         {
             return new BusyPoller(new Channel[]{channel}, settings, busyRing, busySubscription);
+        }
+
+        /** A poller whose thread has other actors waiting whenever {@code othersWaiting} says so. */
+        BusyPoller poller(final BusyPoll settings, final AtomicBoolean othersWaiting)
+        {
+            return new BusyPoller(new Channel[]{channel}, settings, busyRing, busySubscription, othersWaiting::get);
         }
 
         long rxCounter(final CounterType type)
