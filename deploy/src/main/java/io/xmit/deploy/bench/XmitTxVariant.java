@@ -263,8 +263,9 @@ public final class XmitTxVariant implements TxVariant
 
     /**
      * Measures the window and keeps, for {@link #detail()}, what the qdiscs did in it: the bypass share
-     * (qdisc_bypassed / qdisc_packets), the direct path's share (qdisc_direct / qdisc_packets), the mean bulk (qdisc_packets / qdisc_bulks), the sends refused with
-     * BACK_PRESSURED per packet, TX queue stops and the BQL limits at the end.
+     * (qdisc_bypassed / qdisc_packets), the direct path's share (qdisc_direct / qdisc_packets), the mean bulk
+     * (qdisc_packets / qdisc_bulks), the sends refused with BACK_PRESSURED per packet, TX queue stops and the BQL
+     * limits at the end.
      */
     @Override
     public Result runFor(final long nanos)
@@ -289,7 +290,8 @@ public final class XmitTxVariant implements TxVariant
         final long dPressured = pipeline.total(CounterType.SOCKET_SEND_BACKPRESSURED, 0) - pressured;
         detail = String.format(Locale.ROOT,
             "bypass %5.1f%%  direct %5.1f%%  bulk %5.1f  back-pressured sends/packet %.3f  stops %d  bql %d/%d",
-            dPackets > 0 ? 100.0 * dBypassed / dPackets : 0.0, dPackets > 0 ? 100.0 * dDirect / dPackets : 0.0, dBulks > 0 ? (double)dPackets / dBulks : 0.0,
+            dPackets > 0 ? 100.0 * dBypassed / dPackets : 0.0, dPackets > 0 ? 100.0 * dDirect / dPackets : 0.0,
+            dBulks > 0 ? (double)dPackets / dBulks : 0.0,
             dPackets > 0 ? (double)dPressured / dPackets : 0.0, dStops,
             pipeline.counter(CounterType.TXQ_BQL_LIMIT, CounterScope.txq(0, 0)),
             pipeline.counter(CounterType.TXQ_BQL_LIMIT, CounterScope.txq(0, 1)));
