@@ -137,7 +137,9 @@ public final class BusyPoller
         while (timeLeft && !needResched.getAsBoolean());
         yielded = !found && timeLeft;
         loopStart = start;
-        deferred = null;
+        // A loop that never took the channel (its actor held it throughout) leaves a deferral of it as it was: only a
+        // hand-back replaces it, and only endDeferral ends it, so the channel's actor is never left not arming for
+        // a socket that has forgotten it.
         if (null != held)
         {
             final boolean defer = prefer && (found || yielded);

@@ -346,6 +346,33 @@ class ChannelOwnershipTest
         assertEquals(List.of(0L), toList(LoopFrames.drain(f.busySubscription)));
     }
 
+    @Test
+    void aLoopKeptOffTheChannelByItsActorKeepsItsDeferralUntilTheSocketEndsIt()
+    {
+        final Fixture f = new Fixture();
+        final BusyPoller poller = f.poller(LONG.preferred(true), new AtomicBoolean(true));
+        poller.recordRxQueue(0);
+        f.frames.send(f.sender, 0, BUSY_PORT);
+        assertTrue(poller.loop());
+        assertEquals(List.of(0L), toList(LoopFrames.drain(f.busySubscription)));
+        assertEquals(List.of(false), f.driver.arms, "deferred with its interrupt off (§9.6)");
+
+        // The RX queue's actor runs, and while it holds the channel the socket's next loop finds it taken and yields.
+        final boolean[] yielded = new boolean[1];
+        f.driver.duringRx = () -> yielded[0] = !poller.loop() && poller.yielded();
+        final RingDutyCycle dutyCycle = new RingDutyCycle(f.rxDoorbell, f.channel::pollRx, 0);
+        assertTrue(f.rxDoorbell.ring());
+        assertEquals(0, dutyCycle.onPoll());
+        assertTrue(yielded[0], "kept off the channel by its actor, the loop yielded");
+        assertEquals(List.of(false), f.driver.arms, "still deferred: the actor went idle with the interrupt off");
+
+        final int wakes = f.wakes.get();
+        poller.recover();
+        assertEquals(wakes + 1, f.wakes.get(), "the socket stopped: its deferral ends and the actor is rung");
+        assertEquals(0, dutyCycle.onPoll());
+        assertEquals(List.of(false, true), f.driver.arms, "the deferral over, the actor arms it as it goes idle");
+    }
+
     /**
      * The actor's polls on one thread, a busy-polling socket on another, a sender on a third, bounded by a count and a
      * deadline (50,000 frames or 20 s of sending): the RX queue never runs for two at once (its driver sees one caller
@@ -564,6 +591,8 @@ class ChannelOwnershipTest
     {
         final List<Boolean> arms = new ArrayList<>();
         final AtomicInteger overlaps = new AtomicInteger();
+        /** Run once, inside the next RX call: what another thread does while the caller holds the channel. */
+        Runnable duringRx;
         private final AtomicInteger inside = new AtomicInteger();
         private final NicDriver port;
 
@@ -578,6 +607,12 @@ class ChannelOwnershipTest
             enter();
             try
             {
+                final Runnable during = duringRx;
+                duringRx = null;
+                if (null != during)
+                {
+                    during.run();
+                }
                 return port.rxBurst(queue, burst);
             }
             finally
