@@ -275,12 +275,14 @@ public final class QdiscEngine implements StageEngine
      * producers' positions {@code bands} are, read to its end: a frame a socket committed before is never overtaken),
      * the queue awake and the driver's ring has room. Staged frames that would leave no room are sent first.
      *
+     * @param bands the band rings' producer side, or null for a sender with none of its socket's frames in them
+     *              (its latest packet was staged here, none went into a ring since): the rings are not read.
      * @return the offset in {@link #staging()} to write the frame at, or {@link QdiscRunner#NO_DIRECT}: the frame
      * goes into its ring.
      */
     int directOffset(final PacketPublication[] bands)
     {
-        if (!bypassEnabled || state.frozenOrStopped() || !qdisc.isEmpty() || !ringsDrained(bands))
+        if (!bypassEnabled || state.frozenOrStopped() || !qdisc.isEmpty() || null != bands && !ringsDrained(bands))
         {
             return QdiscRunner.NO_DIRECT;
         }
