@@ -224,8 +224,8 @@ public final class QdiscRunner implements StageEngine
 
     /**
      * The direct path's admission (§4.4a): the qdisc's actor idle (its doorbell IDLE), the TX queue neither stopped
-     * nor frozen, the token won, and under it the qdisc empty (no backlog, every band ring read to its end) with room
-     * in the driver. A token held by another runner is not marked: the sender's frame then goes into its ring, and
+     * nor frozen, the token won, and under it no backlog, every band ring read to its end (not read on a streak) and
+     * room in the driver. A token held by another runner is not marked: the sender's frame then goes into its ring, and
      * that commit wakes the qdisc.
      *
      * @param streak the sender's socket staged its latest packet on this qdisc and has put none into a ring since:
