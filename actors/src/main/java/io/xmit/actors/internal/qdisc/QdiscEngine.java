@@ -62,8 +62,8 @@ import java.nio.ByteBuffer;
  * {@code tx_burst} (the driver is busy) stops the queue and asks the TX queue actor to look for room; a failed one
  * (a negative errno) consumed the packets, which are dropped and counted (§4.5).
  * <p>
- * <b>The direct path</b> (§4.4a): a sender holding the run token that finds the qdisc empty (no backlog, every band
- * ring read to its end) and the queue awake writes its frame into this engine's <i>staging</i> area, which belongs to
+ * <b>The direct path</b> (§4.4a): a sender holding the run token that finds the qdisc empty (no backlog, and every
+ * band ring read to its end, or none of its socket's frames in them: a streak) and the queue awake writes its frame into this engine's <i>staging</i> area, which belongs to
  * the token's holder, and never into a ring ({@link #directOffset}, {@link #directCommit}). Staged frames leave in one
  * {@code tx_burst} when the sender's run of {@code sendMore} ends, or earlier at the bulk limit, the driver's room or
  * the BQL budget; until then they are the head of the qdisc, and every turn sends them before it reads a ring.
@@ -275,12 +275,14 @@ public final class QdiscEngine implements StageEngine
      * producers' positions {@code bands} are, read to its end: a frame a socket committed before is never overtaken),
      * the queue awake and the driver's ring has room. Staged frames that would leave no room are sent first.
      *
+     * @param bands the band rings' producer side, or null for a sender with none of its socket's frames in them
+     *              (its latest packet was staged here, none went into a ring since): the rings are not read.
      * @return the offset in {@link #staging()} to write the frame at, or {@link QdiscRunner#NO_DIRECT}: the frame
      * goes into its ring.
      */
     int directOffset(final PacketPublication[] bands)
     {
-        if (!bypassEnabled || state.frozenOrStopped() || !qdisc.isEmpty() || !ringsDrained(bands))
+        if (!bypassEnabled || state.frozenOrStopped() || !qdisc.isEmpty() || null != bands && !ringsDrained(bands))
         {
             return QdiscRunner.NO_DIRECT;
         }

@@ -25,7 +25,7 @@ import java.lang.invoke.VarHandle;
  * {@code sch_direct_xmit} (§4.4).
  * <p>
  * With the same conditions, and the qdisc empty (no backlog, nothing in its band rings), a sender takes the direct
- * path before it claims ring space at all (§4.4a): {@link #tryDirect()} wins the token, the sender writes its frame
+ * path before it claims ring space at all (§4.4a): {@link #tryDirect} wins the token, the sender writes its frame
  * into the engine's staging area and {@link #directCommit} stages it, sending the staged frames in one
  * {@code tx_burst} at the end of the sender's run, and releases the token. No ring, no claim, no doorbell.
  * <p>
@@ -50,7 +50,7 @@ public final class QdiscRunner implements StageEngine
     private static final int DONE = 0;
     private static final int MORE = 1;
     private static final int KEPT = 2;
-    /** {@link #tryDirect()}: the direct path is not open; the frame goes into its ring. */
+    /** {@link #tryDirect}: the direct path is not open; the frame goes into its ring. */
     public static final int NO_DIRECT = -1;
 
     private final QdiscEngine engine;
@@ -224,14 +224,18 @@ public final class QdiscRunner implements StageEngine
 
     /**
      * The direct path's admission (§4.4a): the qdisc's actor idle (its doorbell IDLE), the TX queue neither stopped
-     * nor frozen, the token won, and under it the qdisc empty (no backlog, every band ring read to its end) with room
-     * in the driver. A token held by another runner is not marked: the sender's frame then goes into its ring, and
+     * nor frozen, the token won, and under it no backlog, every band ring read to its end (not read on a streak) and
+     * room in the driver. A token held by another runner is not marked: the sender's frame then goes into its ring, and
      * that commit wakes the qdisc.
      *
+     * @param streak the sender's socket staged its latest packet on this qdisc and has put none into a ring since:
+     *               no frame of that socket is in a band ring, so the rings' positions are not read (per-socket
+     *               order needs nothing more; another socket's frame committed to a ring meanwhile may be overtaken,
+     *               as a sender on another CPU may overtake it in the kernel).
      * @return the offset in {@link #staging()} to write the frame at, with the token now held by the caller, who
      * must end with {@link #directCommit} or {@link #directAbort()}; or {@link #NO_DIRECT}, the token not held.
      */
-    public int tryDirect()
+    public int tryDirect(final boolean streak)
     {
         if (!senderBypass || RingDoorbell.IDLE != doorbell.state() || state.frozenOrStopped() ||
             !token.tryAcquireQuietly())
@@ -242,7 +246,7 @@ public final class QdiscRunner implements StageEngine
         int outcome = DONE;
         try
         {
-            offset = engine.directOffset(bands);
+            offset = engine.directOffset(streak ? null : bands);
         }
         catch (final RuntimeException | Error ex)
         {
@@ -255,7 +259,7 @@ public final class QdiscRunner implements StageEngine
         return offset;
     }
 
-    /** Where a sender that won {@link #tryDirect()} writes its frame; only while it holds the token. */
+    /** Where a sender that won {@link #tryDirect} writes its frame; only while it holds the token. */
     public MutableDirectBuffer staging()
     {
         return engine.staging();
@@ -282,7 +286,7 @@ public final class QdiscRunner implements StageEngine
         endSenderTurn(outcome);
     }
 
-    /** The sender that won {@link #tryDirect()} staged nothing (its frame could not be written): releases the token. */
+    /** The sender that won {@link #tryDirect} staged nothing (its frame could not be written): releases the token. */
     public void directAbort()
     {
         endSenderTurn(DONE);

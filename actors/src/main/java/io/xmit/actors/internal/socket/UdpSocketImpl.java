@@ -55,6 +55,12 @@ public final class UdpSocketImpl implements UdpSocket
     private final SendGate.Sender sender = new SendGate.Sender();
     /** The qdisc of an open run of {@link #sendMore}, whose frames it has neither run nor been woken for; or null. */
     private QdiscRunner runQdisc;
+    /**
+     * The qdisc this socket's latest packet was staged on by the direct path, none of its packets having gone into a
+     * ring since (every ring claim clears it): no packet of this socket is in that qdisc's band rings, so its next
+     * direct send need not read their positions (§4.4a); or null.
+     */
+    private QdiscRunner streakQdisc;
 
     private final FlowKey connectedFlow = new FlowKey();
     private volatile Endpoint remote;
@@ -385,6 +391,7 @@ public final class UdpSocketImpl implements UdpSocket
         if (QdiscRunner.NO_DIRECT != direct)
         {
             runQdisc = more ? qdisc : null;
+            streakQdisc = qdisc;
             qdisc.directCommit(at, frameLength, priority, id, traceId, more);
         }
         else
@@ -407,7 +414,7 @@ public final class UdpSocketImpl implements UdpSocket
         {
             endRun();
         }
-        return qdisc.tryDirect();
+        return qdisc.tryDirect(qdisc == streakQdisc);
     }
 
     /** Gives back what a send whose frame could not be written took: its ring claim, or the qdisc's run token. */
@@ -555,6 +562,8 @@ public final class UdpSocketImpl implements UdpSocket
      */
     private long claimOrRefuse(final PacketPublication ring, final int frameLength)
     {
+        // A packet of this socket may be in a ring from here on: its next direct send reads the rings' positions.
+        streakQdisc = null;
         final long result = ring.tryClaimRetrying(frameLength, claim);
         if (result >= 0)
         {

@@ -90,6 +90,68 @@ class QdiscDirectPathTest
     }
 
     /**
+     * The streak of §4.4a: a socket whose latest packet was staged, and none of whose packets went into a ring since,
+     * does not read the band rings' positions. Another socket's frame left in a ring (its run of {@code sendMore},
+     * committed while the token was held) no longer sends the streak's next packet through the ring: that frame is
+     * another socket's, so each socket's order holds. Before the streak, the rings' positions were read for every
+     * packet, and the frame in the ring sent this socket's packet 1 there too.
+     */
+    @Test
+    void anotherSocketsFrameInTheRingDoesNotEndADirectStreak_4_4a()
+    {
+        try (QdiscEngineSupport rig = idleRig())
+        {
+            final UdpSocketImpl streaking = rig.openSocket(0);
+            final UdpSocketImpl other = rig.openSocket(0);
+            assertTrue(rig.sendMore(streaking, 0) > 0);
+            assertEquals(1, rig.counter(CounterType.QDISC_DIRECT), "the qdisc was empty: direct");
+
+            assertTrue(rig.qdisc.token().tryAcquireQuietly(), "the test holds the token");
+            assertTrue(rig.sendMore(other, 100) > 0);
+            assertTrue(rig.sendMore(other, 101) > 0);
+            assertEquals(1, rig.counter(CounterType.QDISC_DIRECT), "the token held: the other socket's into the ring");
+            assertEquals(false, rig.qdisc.token().release(), "nobody marked the token");
+
+            assertTrue(rig.sendMore(streaking, 1) > 0);
+            assertTrue(rig.send(streaking, 2) > 0);
+            assertEquals(3, rig.counter(CounterType.QDISC_DIRECT), "the streak goes on past the other socket's frames");
+            assertTrue(rig.send(other, 102) > 0);
+            assertEquals(3, rig.counter(CounterType.QDISC_RING_TAKEN), "the other socket's run, from the ring");
+            drain(rig, 6, streaking);
+            Await.until("the other socket's packets completed", () -> 0 == other.inFlight(), rig::toString);
+            assertEquals(List.of(0L, 1L, 2L, 100L, 101L, 102L), rig.received, "each socket in its own order");
+            assertBooksBalance(rig, 6);
+        }
+    }
+
+    /**
+     * The streak ends with the socket's first packet that goes into a ring (the token was held): the next one reads
+     * the rings again, finds that packet there and follows it into the ring instead of overtaking it.
+     */
+    @Test
+    void aSocketsOwnFrameInTheRingEndsItsStreak_4_4a()
+    {
+        try (QdiscEngineSupport rig = idleRig())
+        {
+            final UdpSocketImpl socket = rig.openSocket(0);
+            assertTrue(rig.sendMore(socket, 0) > 0);
+            assertEquals(1, rig.counter(CounterType.QDISC_DIRECT), "the qdisc was empty: direct");
+
+            assertTrue(rig.qdisc.token().tryAcquireQuietly(), "the test holds the token");
+            assertTrue(rig.sendMore(socket, 1) > 0);
+            assertEquals(false, rig.qdisc.token().release(), "nobody marked the token");
+
+            assertTrue(rig.sendMore(socket, 2) > 0);
+            assertEquals(1, rig.counter(CounterType.QDISC_DIRECT), "its frame 1 is in the ring: not direct");
+            assertTrue(rig.send(socket, 3) > 0);
+            assertEquals(1, rig.counter(CounterType.QDISC_DIRECT), "still not direct");
+            drain(rig, 4, socket);
+            assertEquals(List.of(0L, 1L, 2L, 3L), rig.received, "in the socket's order");
+            assertBooksBalance(rig, 4);
+        }
+    }
+
+    /**
      * §4.4a, §4.6: the driver takes half of a staged burst; the rest is requeued at the head of the backlog and the
      * queue stops, exactly as for a burst from the ring. The socket's next packet then finds a backlog and goes into
      * the ring behind it, even once the queue is awake again.
