@@ -63,8 +63,9 @@ import java.nio.ByteBuffer;
  * (a negative errno) consumed the packets, which are dropped and counted (§4.5).
  * <p>
  * <b>The direct path</b> (§4.4a): a sender holding the run token that finds the qdisc empty (no backlog, and every
- * band ring read to its end, or none of its socket's frames in them: a streak) and the queue awake writes its frame into this engine's <i>staging</i> area, which belongs to
- * the token's holder, and never into a ring ({@link #directOffset}, {@link #directCommit}). Staged frames leave in one
+ * band ring read to its end, or none of its socket's frames in them: a streak) and the queue awake writes its frame
+ * into this engine's <i>staging</i> area, which belongs to the token's holder, and never into a ring
+ * ({@link #directOffset}, {@link #directCommit}). Staged frames leave in one
  * {@code tx_burst} when the sender's run of {@code sendMore} ends, or earlier at the bulk limit, the driver's room or
  * the BQL budget; until then they are the head of the qdisc, and every turn sends them before it reads a ring.
  * <p>
@@ -748,9 +749,8 @@ public final class QdiscEngine implements StageEngine
     public QueueBooks books(final TxQueueEngine txq)
     {
         return new QueueBooks(port, this.txq, ringTaken.get() + direct.get(), packets.get(), txq.completedPackets(),
-            txq.inDriver(), backlog(), dropOverflow.get(), dropOversize.get(), dropDriverError.get(), dropShutdown.get(),
-            txq.droppedAtStop(),
-            txq.watchdogResets());
+            txq.inDriver(), backlog(), dropOverflow.get(), dropOversize.get(), dropDriverError.get(),
+            dropShutdown.get(), txq.droppedAtStop(), txq.watchdogResets());
     }
 
     /**

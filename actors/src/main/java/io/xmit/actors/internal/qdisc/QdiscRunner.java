@@ -268,8 +268,8 @@ public final class QdiscRunner implements StageEngine
     /**
      * Stages the frame the sender wrote at {@code offset} (counted in {@code qdisc_direct}) and, at the end of a run
      * ({@code more} false) or when the staging is full, sends the staged frames in one {@code tx_burst}; then
-     * releases the token, ringing the actor if the burst left a backlog. The packet is the qdisc's from here, whatever happens next: a failure is recovered from
-     * as a failed sender's turn is, and the send's result stands.
+     * releases the token, ringing the actor if the burst left a backlog. The packet is the qdisc's from here, whatever
+     * happens next: a failure is recovered from as a failed sender's turn is, and the send's result stands.
      */
     public void directCommit(final int offset, final int length, final int priority, final int socketId,
         final long traceId, final boolean more)
