@@ -1,37 +1,16 @@
 package io.xmit.deploy.cluster.data;
 
-import akka.actor.typed.ActorRef;
-import akka.actor.typed.ActorSystem;
-import akka.actor.typed.Props;
-import akka.actor.typed.javadsl.AskPattern;
-import akka.actor.typed.javadsl.Behaviors;
-import com.typesafe.config.ConfigFactory;
-import io.xmit.actors.Pipeline;
-import io.xmit.actors.PipelineConfig;
-import io.xmit.actors.SocketOptions;
-import io.xmit.deploy.cluster.FreePorts;
 import io.xmit.pipeline.frame.RingFrameHeader;
 import io.xmit.pipeline.testing.Await;
-import io.xmit.transport.ring.DataPlaneConfig;
-import io.xmit.transport.ring.NetworkRings;
 import io.xmit.transport.ring.PacketClaim;
 import io.xmit.transport.ring.PacketPublication;
-import io.xmit.transport.ring.PacketSubscription;
-import io.xmit.transport.ring.RingDoorbell;
-import io.xmit.transport.ring.RingsConfig;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -44,42 +23,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class EdgeBooksTest
 {
     private static final String NODE = "akka://edge-books-test@127.0.0.1:1";
-    private static final long INCARNATION = 7;
-    private static final Duration ASK = Duration.ofSeconds(10);
 
-    private final ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "edge-books-test",
-        ConfigFactory.parseString("""
-            akka.loglevel = WARNING
-            akka.actor.provider = cluster
-            akka.remote.artery.canonical { hostname = "127.0.0.1", port = 0 }
-            akka.coordinated-shutdown.run-by-jvm-shutdown-hook = off
-            """).withFallback(ConfigFactory.load()));
-    private final List<AutoCloseable> rings = new ArrayList<>();
-    private final Queue<DataPlaneMessage> toApp = new ConcurrentLinkedQueue<>();
-    private final Pipeline pipeline = Pipeline.start(system, PipelineConfig.builder().name("edge-books").cpus(1)
-        .device("loop:tx=2,rx=1,ring=256,frame=2048,rate=0").qdiscRingTerm(1 << 20).socketRingTerm(1 << 16).build());
-    private final ActorRef<EdgeDataPlane.Command> edge = system.systemActorOf(EdgeDataPlane.create(pipeline,
-        rings("edge-books-edge"), "127.0.0.1:" + FreePorts.udp(),
-        Map.of("echo", SocketOptions.udp4(7).reusePort(true))), "edge-data", Props.empty());
-    private final NetworkRings appRings = rings("edge-books-app");
-    private final ActorRef<DataPlaneMessage> app = system.systemActorOf(Behaviors.receiveMessage(message ->
-    {
-        toApp.add(message);
-        return Behaviors.same();
-    }), "app", Props.empty());
+    private final EdgeByHand plane = new EdgeByHand("edge-books");
 
-    /** The pipeline first (its actors must still run to stop), then the system, then the UDP rings. */
     @AfterEach
     void stop() throws Exception
     {
-        pipeline.close();
-        system.terminate();
-        Await.until("the system terminated", () -> system.getWhenTerminated().toCompletableFuture().isDone(),
-            () -> "running", Duration.ofSeconds(15));
-        for (final AutoCloseable resource : rings.reversed())
-        {
-            resource.close();
-        }
+        plane.close();
     }
 
     @Test
@@ -109,14 +59,14 @@ class EdgeBooksTest
         final PacketClaim last = releaseWithLastSendHeld(bound, 0);
 
         // Socket 0 again (sharding moved it back): same node, same index, same steering key.
-        edge.tell(bindMessage(0, AppDataPlane.RX_STREAM_BASE + 1));
+        plane.edge.tell(plane.bindMessage(NODE, 0, AppDataPlane.RX_STREAM_BASE + 1));
         assertEquals(1, books().sockets(), "the reopened socket waits; the released one is still there");
-        assertEquals(List.of(), List.copyOf(toApp), "no reply to the bind yet");
+        assertEquals(List.of(), List.copyOf(plane.toApp), "no reply to the bind yet");
         last.commit();
 
-        Await.until("the reopened socket bound", () -> toApp.peek() instanceof DataPlaneMessage.SocketBound,
-            toApp::toString);
-        final DataPlaneMessage.SocketBound again = (DataPlaneMessage.SocketBound)toApp.poll();
+        Await.until("the reopened socket bound", () -> plane.toApp.peek() instanceof DataPlaneMessage.SocketBound,
+            plane.toApp::toString);
+        final DataPlaneMessage.SocketBound again = (DataPlaneMessage.SocketBound)plane.toApp.poll();
         final EdgeDataPlane.NodeBooks books = books();
         assertEquals(List.of(1, 1L, 0L), List.of(books.sockets(), books.relayed(), books.rejected()),
             "sockets, relayed, rejected of the node");
@@ -126,18 +76,7 @@ class EdgeBooksTest
     /** Binds socket {@code index} of {@code echo} as the node, reading its ring from the edge. */
     private DataPlaneMessage.SocketBound bind(final int index)
     {
-        edge.tell(bindMessage(index, AppDataPlane.RX_STREAM_BASE + index));
-        Await.until("socket " + index + " bound", () -> toApp.peek() instanceof DataPlaneMessage.SocketBound,
-            toApp::toString);
-        return (DataPlaneMessage.SocketBound)toApp.poll();
-    }
-
-    private DataPlaneMessage.BindSocket bindMessage(final int index, final int streamId)
-    {
-        final PacketSubscription socketRing = appRings.addSubscription("127.0.0.1:0", streamId,
-            new RingDoorbell(() -> { }));
-        return new DataPlaneMessage.BindSocket("echo", index, NODE, INCARNATION, socketRing.localEndpoint(), streamId,
-            app, appRings.dataPlane().receiverWindowLength());
+        return plane.bind(NODE, index, AppDataPlane.RX_STREAM_BASE + index);
     }
 
     /**
@@ -152,7 +91,7 @@ class EdgeBooksTest
         assertTrue(tx[txq].tryClaim(64, last) > 0);
         last.buffer().setMemory(last.frameOffset(), 64, (byte)0);
         last.putHeader(0, bound.socketId(), 0, RingFrameHeader.NO_RX_QUEUE, 0, RingFrameHeader.NO_TRACE_ID, 0);
-        edge.tell(new DataPlaneMessage.ReleaseSocket(bound.socketId(), 0, new long[] {tx[0].position(),
+        plane.edge.tell(new DataPlaneMessage.ReleaseSocket(bound.socketId(), 0, new long[] {tx[0].position(),
             tx[1].position()}));
         return last;
     }
@@ -163,9 +102,7 @@ class EdgeBooksTest
         final PacketPublication[] tx = new PacketPublication[bound.txStreams().length];
         for (int q = 0; q < tx.length; q++)
         {
-            final PacketPublication stream = appRings.addPublication(bound.edgeEndpoint(), bound.txStreams()[q]);
-            Await.until("TX stream " + q + " connected", stream::isConnected, () -> stream);
-            tx[q] = stream;
+            tx[q] = plane.txStream(bound, q);
         }
         return tx;
     }
@@ -173,19 +110,6 @@ class EdgeBooksTest
     /** The edge's books of the node, once it has handled every message sent to it before. */
     private EdgeDataPlane.NodeBooks books()
     {
-        return ask(edge, EdgeDataPlane.GetBooks::new).node(NODE);
-    }
-
-    private NetworkRings rings(final String name)
-    {
-        final RingsConfig config = RingsConfig.defaults().withMaxFrameLength(2048).withIpcTermLength(64 * 1024);
-        final NetworkRings network = NetworkRings.launch(name, config, DataPlaneConfig.forFrames(config));
-        rings.add(network);
-        return network;
-    }
-
-    private <T, C> T ask(final ActorRef<C> actor, final Function<ActorRef<T>, C> message)
-    {
-        return AskPattern.<C, T>ask(actor, message::apply, ASK, system.scheduler()).toCompletableFuture().join();
+        return plane.books().node(NODE);
     }
 }
