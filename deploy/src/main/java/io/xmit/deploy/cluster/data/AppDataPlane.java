@@ -20,6 +20,7 @@ import io.xmit.pipeline.flow.FlowHasher;
 import io.xmit.transport.ring.NetworkRings;
 import io.xmit.transport.ring.PacketPublication;
 import io.xmit.transport.ring.PacketSubscription;
+import io.xmit.transport.ring.ReceivePort;
 import io.xmit.transport.ring.RingDoorbell;
 
 import java.time.Duration;
@@ -156,6 +157,10 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
     private final String dataEndpoint;
     private final ServiceKey<DataPlaneMessage> edgeKey;
     private final int rxStreamBase;
+    /** The port of its own a node's second and further planes receive on; null on its first, on the data port. */
+    private final ReceivePort receivePort;
+    /** Where this plane's socket rings receive: the node's data endpoint, or its own port's. */
+    private final String ringsEndpoint;
     private final int spinPolls;
     private final UniqueAddress self;
     private final FlowHasher hasher = FlowHasher.random();
@@ -177,6 +182,10 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
         this.dataEndpoint = dataEndpoint;
         this.edgeKey = edgeKey;
         this.rxStreamBase = rxStreamBase;
+        this.receivePort = RX_STREAM_BASE == rxStreamBase ? null :
+            rings.openReceivePort(dataEndpoint.substring(0, dataEndpoint.lastIndexOf(':')),
+                rxStreamBase + RX_STREAMS_PER_PLANE - 1);
+        this.ringsEndpoint = null == receivePort ? dataEndpoint : receivePort.endpoint();
         this.spinPolls = spinPolls;
         this.self = Cluster.get(context.getSystem()).selfMember().uniqueAddress();
         context.getSystem().receptionist().tell(Receptionist.subscribe(edgeKey,
@@ -201,7 +210,10 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
     /**
      * The data plane of one of several edges this node serves: it binds with the edge registered under
      * {@code edgeKey} and numbers its sockets' rings from the {@code plane}-th block of {@link #RX_STREAMS_PER_PLANE}
-     * streams, so that the planes sharing the node's data port never share a stream.
+     * streams, so that the planes sharing the node's rings never share a stream. Plane 0's rings receive on
+     * {@code dataEndpoint}, each other plane's on a port of its own on that host, which the system chooses: a receive
+     * socket with one edge's driver as its sender, so that the JDK's receive does not allocate the sender's address
+     * as datagrams of two edges alternate.
      *
      * @param plane 0 for the node's first data plane, 1 for its second, and so on (at most 511).
      */
@@ -283,10 +295,11 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
         final int streamId = rxStreamBase + nextStream++;
         final ActorWake<RemoteSocketReceiver.Command> wake = new ActorWake<>(RemoteSocketReceiver.Poll.INSTANCE);
         final RingDoorbell doorbell = new RingDoorbell(wake);
-        final PacketSubscription ring = rings.addSubscription(dataEndpoint, streamId, doorbell);
+        final PacketSubscription ring = null == receivePort ? rings.addSubscription(dataEndpoint, streamId, doorbell) :
+            rings.addSubscription(receivePort, streamId, doorbell);
         sockets.put(streamId, new AppSocket(open, streamId, ring, doorbell, wake));
         edge.tell(new DataPlaneMessage.BindSocket(open.service(), open.index(), self.address().toString(),
-            self.longUid(), dataEndpoint, streamId, getContext().getSelf().narrow(),
+            self.longUid(), ringsEndpoint, streamId, getContext().getSelf().narrow(),
             rings.dataPlane().receiverWindowLength()));
     }
 
@@ -582,6 +595,10 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
         for (final AppSocket socket : sockets.values())
         {
             socket.ring.close();
+        }
+        if (null != receivePort)
+        {
+            receivePort.close();
         }
         if (null != txStreams)
         {
