@@ -18,6 +18,8 @@ import io.xmit.deploy.cluster.data.EdgeDataPlane;
 import io.xmit.transport.ring.NetworkRings;
 import io.xmit.transport.ring.RingsConfig;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -62,52 +64,38 @@ public final class ClusterNode implements AutoCloseable
     private final Node node;
     private final NetworkRings rings;
     private final Map<String, Pipeline> pipelines;
-    private final ActorRef<EdgeDataPlane.Command> edge;
-    private final ActorRef<AppDataPlane.Command> app;
+    /** The edge's data plane of each device with services, by the device's name. */
+    private final Map<String, ActorRef<EdgeDataPlane.Command>> edges;
+    /** The app node's data plane for each device its services are on (one edge each), by the device's name. */
+    private final Map<String, ActorRef<AppDataPlane.Command>> apps;
     private final CompletableFuture<List<String>> ready;
     private final AtomicReference<Books> finalBooks = new AtomicReference<>();
     private final AtomicReference<Throwable> drainFailure = new AtomicReference<>();
 
     private ClusterNode(final ActorSystem<?> system, final Deployment deployment, final Node node,
-        final NetworkRings rings, final Map<String, Pipeline> pipelines, final ActorRef<EdgeDataPlane.Command> edge,
-        final ActorRef<AppDataPlane.Command> app, final CompletableFuture<List<String>> ready)
+        final NetworkRings rings, final Map<String, Pipeline> pipelines,
+        final Map<String, ActorRef<EdgeDataPlane.Command>> edges, final Map<String, ActorRef<AppDataPlane.Command>> apps,
+        final CompletableFuture<List<String>> ready)
     {
         this.system = system;
         this.deployment = deployment;
         this.node = node;
         this.rings = rings;
         this.pipelines = pipelines;
-        this.edge = edge;
-        this.app = app;
+        this.edges = edges;
+        this.apps = apps;
         this.ready = ready;
     }
 
     /**
-     * What a deployment must not ask for before this node can run it: services on more than one device (an app
-     * node serves one edge's data plane), and the handlers (see {@link ServiceHandlers#resolve}) of every service.
+     * What a deployment must not ask for before this node can run it: the handlers (see
+     * {@link ServiceHandlers#resolve}) of every service.
      *
      * @throws IllegalArgumentException naming the key.
      */
     public static void check(final Deployment deployment, final ServiceHandlers handlers)
     {
-        checkBuilt(deployment);
         handlers.resolve(deployment, List.of());
-    }
-
-    private static void checkBuilt(final Deployment deployment)
-    {
-        String device = null;
-        for (int i = 0; i < deployment.services().size(); i++)
-        {
-            final Service service = deployment.services().get(i);
-            if (null != device && !device.equals(service.device()))
-            {
-                throw new IllegalArgumentException(ClusterKey.SERVICE_BIND_DEVICE.key(i) + " = '" +
-                    service.device() + "': another service is bound to device " + device + "; services on several " +
-                    "devices (several edges' data planes) are not built yet");
-            }
-            device = service.device();
-        }
     }
 
     /**
@@ -122,7 +110,6 @@ public final class ClusterNode implements AutoCloseable
         final ServiceHandlers handlers)
     {
         final Node node = deployment.requireNode(nodeName);
-        checkBuilt(deployment);
         final String expected = node.akkaAddress(deployment.name());
         final String actual = "cluster".equals(system.settings().config().getString("akka.actor.provider")) ?
             Cluster.get(system).selfMember().address().toString() : "not a cluster system";
@@ -145,8 +132,8 @@ public final class ClusterNode implements AutoCloseable
                 .anyMatch(service -> pipelines.containsKey(service.device()));
             if (!edgeOfServices && hosted.isEmpty())
             {
-                final ClusterNode started = new ClusterNode(system, deployment, node, null, pipelines, null, null,
-                    CompletableFuture.completedFuture(List.of()));
+                final ClusterNode started = new ClusterNode(system, deployment, node, null, pipelines, Map.of(),
+                    Map.of(), CompletableFuture.completedFuture(List.of()));
                 started.drainBeforeLeaving();
                 started.writeBooksFile();
                 return started;
@@ -154,15 +141,14 @@ public final class ClusterNode implements AutoCloseable
             rings = NetworkRings.launch("xmit-" + deployment.name() + "-" + node.name(), ringsConfig(deployment),
                 deployment.dataPlane().streams());
             final String dataEndpoint = node.host() + ":" + node.dataPort();
-            final ActorRef<EdgeDataPlane.Command> edge = edgeOfServices ?
-                startEdge(system, deployment, pipelines, rings, dataEndpoint) : null;
-            final ActorRef<AppDataPlane.Command> app = hosted.isEmpty() ? null :
-                system.systemActorOf(AppDataPlane.create(rings, dataEndpoint,
-                    deployment.dataPlane().socketSpinPolls(), deployment.dataPlane().receiptInterval()),
-                    "xmit-app-data", Props.empty());
-            final CompletableFuture<List<String>> ready = null == app ? CompletableFuture.completedFuture(List.of()) :
-                open(system, app, node, hosted, factories);
-            final ClusterNode started = new ClusterNode(system, deployment, node, rings, pipelines, edge, app, ready);
+            final Map<String, ActorRef<EdgeDataPlane.Command>> edges =
+                startEdges(system, deployment, pipelines, rings, dataEndpoint);
+            final Map<String, ActorRef<AppDataPlane.Command>> apps =
+                startApps(system, deployment, hosted, rings, dataEndpoint);
+            final CompletableFuture<List<String>> ready = apps.isEmpty() ?
+                CompletableFuture.completedFuture(List.of()) : open(system, apps, node, hosted, factories);
+            final ClusterNode started = new ClusterNode(system, deployment, node, rings, pipelines, edges, apps,
+                ready);
             started.drainBeforeLeaving();
             started.writeBooksFile();
             return started;
@@ -187,22 +173,52 @@ public final class ClusterNode implements AutoCloseable
             .withIdleStrategy(deployment.dataPlane().idle().strategy());
     }
 
-    private static ActorRef<EdgeDataPlane.Command> startEdge(final ActorSystem<?> system,
+    /** An edge data plane for each of this node's devices that services are bound to, with those services. */
+    private static Map<String, ActorRef<EdgeDataPlane.Command>> startEdges(final ActorSystem<?> system,
         final Deployment deployment, final Map<String, Pipeline> pipelines, final NetworkRings rings,
         final String dataEndpoint)
     {
-        final Map<String, SocketOptions> groups = new LinkedHashMap<>();
-        Pipeline pipeline = null;
+        final Map<String, Map<String, SocketOptions>> groups = new LinkedHashMap<>();
         for (final Service service : deployment.services())
         {
             if (pipelines.containsKey(service.device()))
             {
-                pipeline = pipelines.get(service.device());
-                groups.put(service.name(), SocketOptions.udp4(service.udp()).onPort(service.port()).reusePort(true));
+                groups.computeIfAbsent(service.device(), device -> new LinkedHashMap<>()).put(service.name(),
+                    SocketOptions.udp4(service.udp()).onPort(service.port()).reusePort(true));
             }
         }
-        return system.systemActorOf(EdgeDataPlane.create(pipeline, rings, dataEndpoint, groups), "xmit-edge-data",
-            Props.empty());
+        final Map<String, ActorRef<EdgeDataPlane.Command>> edges = new LinkedHashMap<>();
+        groups.forEach((device, services) -> edges.put(device, system.systemActorOf(
+            EdgeDataPlane.create(pipelines.get(device), rings, dataEndpoint, services, edges.size()),
+            "xmit-edge-data-" + actorName(device), Props.empty())));
+        return edges;
+    }
+
+    /**
+     * An app data plane for each device that services {@code hosted} here are bound to: each binds with that device's
+     * edge (found by one of its services' keys, {@link EdgeDataPlane#serviceKey}) in a block of streams of its own.
+     */
+    private static Map<String, ActorRef<AppDataPlane.Command>> startApps(final ActorSystem<?> system,
+        final Deployment deployment, final List<Service> hosted, final NetworkRings rings, final String dataEndpoint)
+    {
+        final Map<String, ActorRef<AppDataPlane.Command>> apps = new LinkedHashMap<>();
+        for (final Service service : hosted)
+        {
+            if (!apps.containsKey(service.device()))
+            {
+                apps.put(service.device(), system.systemActorOf(AppDataPlane.create(rings, dataEndpoint,
+                    deployment.dataPlane().socketSpinPolls(), deployment.dataPlane().receiptInterval(),
+                    EdgeDataPlane.serviceKey(service.name()), apps.size()),
+                    "xmit-app-data-" + actorName(service.device()), Props.empty()));
+            }
+        }
+        return apps;
+    }
+
+    /** {@code device} as an actor name's part: any character Akka does not allow there escaped. */
+    private static String actorName(final String device)
+    {
+        return URLEncoder.encode(device, StandardCharsets.UTF_8);
     }
 
     /**
@@ -211,14 +227,14 @@ public final class ClusterNode implements AutoCloseable
      * with the edge's refusal. Sharded sockets are not in it: sharding decides where they run, and moves them.
      */
     private static CompletableFuture<List<String>> open(final ActorSystem<?> system,
-        final ActorRef<AppDataPlane.Command> app, final Node node, final List<Service> hosted,
+        final Map<String, ActorRef<AppDataPlane.Command>> apps, final Node node, final List<Service> hosted,
         final Map<String, Supplier<? extends DatagramHandler>> factories)
     {
         for (final Service service : hosted)
         {
             if (Placement.Kind.SHARDED == service.placement().kind() && !service.placement().pinned())
             {
-                ShardedSocket.init(system, app, service, factories.get(service.name()));
+                ShardedSocket.init(system, apps.get(service.device()), service, factories.get(service.name()));
             }
         }
         final int sockets = hosted.stream().mapToInt(service -> indexesOn(service, node).size()).sum();
@@ -249,7 +265,8 @@ public final class ClusterNode implements AutoCloseable
         {
             for (final int index : indexesOn(service, node))
             {
-                app.tell(new AppDataPlane.Open(service.name(), index, factories.get(service.name()).get(),
+                apps.get(service.device()).tell(new AppDataPlane.Open(service.name(), index,
+                    factories.get(service.name()).get(),
                     collector));
             }
         }
@@ -302,13 +319,11 @@ public final class ClusterNode implements AutoCloseable
     private void writeBooksFile()
     {
         NodeBooksWriter.Sources sources = NodeBooksWriter.Sources.NONE;
-        if (null != edge)
+        for (final Map.Entry<String, ActorRef<EdgeDataPlane.Command>> edge : edges.entrySet())
         {
-            final String device = deployment.services().stream().map(Service::device).filter(pipelines::containsKey)
-                .findFirst().orElseThrow();
-            sources = sources.withEdge(device, edge);
+            sources = sources.withEdge(edge.getKey(), edge.getValue());
         }
-        if (null != app)
+        for (final ActorRef<AppDataPlane.Command> app : apps.values())
         {
             sources = sources.withApp(app);
         }
@@ -317,17 +332,19 @@ public final class ClusterNode implements AutoCloseable
 
     private CompletionStage<Books> drain()
     {
-        final CompletionStage<Optional<AppDataPlane.Left>> left = null == app ?
-            CompletableFuture.completedFuture(Optional.empty()) :
-            AskPattern.<AppDataPlane.Command, AppDataPlane.Left>ask(app, AppDataPlane.Leave::new,
-                deployment.failure().drainDeadline(), system.scheduler()).thenApply(Optional::of);
+        CompletionStage<Optional<AppDataPlane.AppBooks>> left = CompletableFuture.completedFuture(Optional.empty());
+        for (final ActorRef<AppDataPlane.Command> app : apps.values())
+        {
+            left = left.thenCombine(AskPattern.<AppDataPlane.Command, AppDataPlane.Left>ask(app,
+                AppDataPlane.Leave::new, deployment.failure().drainDeadline(), system.scheduler())
+                .thenApply(drained -> Optional.of(drained.books())), ClusterNode::plus);
+        }
         return left.exceptionally(failure ->
         {
             drainFailure.set(failure);
             return Optional.empty();
         }).thenCompose(drained -> books().thenApply(books ->
-            new Books(books.node(), books.edge(), drained.map(AppDataPlane.Left::books).or(books::app),
-                books.edgeDevices())));
+            new Books(books.node(), books.edges(), drained.or(books::app), books.edgeDevices())));
     }
 
     /**
@@ -353,16 +370,32 @@ public final class ClusterNode implements AutoCloseable
     /** The books now: the edge's per app node and per service port, the app node's sockets'. */
     public CompletionStage<Books> books()
     {
-        final CompletionStage<Optional<EdgeDataPlane.EdgeBooks>> edgeBooks = null == edge ?
-            CompletableFuture.completedFuture(Optional.empty()) :
-            AskPattern.<EdgeDataPlane.Command, EdgeDataPlane.EdgeBooks>ask(edge, EdgeDataPlane.GetBooks::new,
-                BOOKS_ASK, system.scheduler()).thenApply(Optional::of);
-        final CompletionStage<Optional<AppDataPlane.AppBooks>> appBooks = null == app ?
-            CompletableFuture.completedFuture(Optional.empty()) :
-            AskPattern.<AppDataPlane.Command, AppDataPlane.AppBooks>ask(app, AppDataPlane.GetBooks::new,
-                BOOKS_ASK, system.scheduler()).thenApply(Optional::of);
+        CompletionStage<Map<String, EdgeDataPlane.EdgeBooks>> edgeBooks =
+            CompletableFuture.completedFuture(new LinkedHashMap<>());
+        for (final Map.Entry<String, ActorRef<EdgeDataPlane.Command>> edge : edges.entrySet())
+        {
+            edgeBooks = edgeBooks.thenCombine(AskPattern.<EdgeDataPlane.Command, EdgeDataPlane.EdgeBooks>ask(
+                edge.getValue(), EdgeDataPlane.GetBooks::new, BOOKS_ASK, system.scheduler()), (all, one) ->
+                {
+                    all.put(edge.getKey(), one);
+                    return all;
+                });
+        }
+        CompletionStage<Optional<AppDataPlane.AppBooks>> appBooks = CompletableFuture.completedFuture(Optional.empty());
+        for (final ActorRef<AppDataPlane.Command> app : apps.values())
+        {
+            appBooks = appBooks.thenCombine(AskPattern.<AppDataPlane.Command, AppDataPlane.AppBooks>ask(app,
+                AppDataPlane.GetBooks::new, BOOKS_ASK, system.scheduler()).thenApply(Optional::of), ClusterNode::plus);
+        }
         return edgeBooks.thenCombine(appBooks, (edgeSide, appSide) -> new Books(node.name(), edgeSide, appSide,
             serviceBooks()));
+    }
+
+    /** Two sets of app books added up; either may be absent. */
+    private static Optional<AppDataPlane.AppBooks> plus(final Optional<AppDataPlane.AppBooks> one,
+        final Optional<AppDataPlane.AppBooks> other)
+    {
+        return one.map(books -> other.map(books::plus).orElse(books)).or(() -> other);
     }
 
     /**
@@ -387,8 +420,8 @@ public final class ClusterNode implements AutoCloseable
     /** The sockets this edge steers to now, over every app node. */
     public CompletionStage<Integer> steered()
     {
-        return books().thenApply(books -> books.edge().map(edgeBooks -> edgeBooks.nodes().stream()
-            .mapToInt(EdgeDataPlane.NodeBooks::steered).sum()).orElse(0));
+        return books().thenApply(books -> books.edges().values().stream().flatMap(edge -> edge.nodes().stream())
+            .mapToInt(EdgeDataPlane.NodeBooks::steered).sum());
     }
 
     /** The books taken at the end of the drain, once {@link #leave} has run it; empty before. */
@@ -465,14 +498,15 @@ public final class ClusterNode implements AutoCloseable
     }
 
     /**
-     * A node's books: on an edge, each app node's ({@link EdgeDataPlane.NodeBooks}) and each service port's; on an
-     * app node, its sockets'.
+     * A node's books: on an edge, each app node's ({@link EdgeDataPlane.NodeBooks}) by the device whose services it
+     * served, and each service port's; on an app node, its sockets', over every edge it serves.
      */
-    public record Books(String node, Optional<EdgeDataPlane.EdgeBooks> edge, Optional<AppDataPlane.AppBooks> app,
+    public record Books(String node, Map<String, EdgeDataPlane.EdgeBooks> edges, Optional<AppDataPlane.AppBooks> app,
         List<ServiceBooks> edgeDevices)
     {
         public Books
         {
+            edges = Collections.unmodifiableMap(new LinkedHashMap<>(edges));
             edgeDevices = List.copyOf(edgeDevices);
         }
 
@@ -486,10 +520,10 @@ public final class ClusterNode implements AutoCloseable
                     "rx dropped %d %s", node, service.service(), service.port(), service.device(),
                     service.delivered(), service.dropped(), service.drops()));
             }
-            edge.ifPresent(books -> books.nodes().forEach(each -> lines.add(String.format(Locale.ROOT,
-                "books %s: app node %s%s: published %d, received %d, unconfirmed %d, relayed %d, rejected %d, " +
-                    "refused %d, tx_node_down %d", node, each.node(), each.live() ? "" : " (gone)",
-                each.published(), each.received(), each.unconfirmed(), each.relayed(), each.rejected(),
+            edges.forEach((device, books) -> books.nodes().forEach(each -> lines.add(String.format(Locale.ROOT,
+                "books %s: app node %s%s on %s: published %d, received %d, unconfirmed %d, relayed %d, " +
+                    "rejected %d, refused %d, tx_node_down %d", node, each.node(), each.live() ? "" : " (gone)",
+                device, each.published(), each.received(), each.unconfirmed(), each.relayed(), each.rejected(),
                 each.refused(), each.txNodeDown()))));
             app.ifPresent(books -> lines.add(String.format(Locale.ROOT, "books %s: sockets %d, received %d, " +
                     "sent %d, back-pressured %d, refused %d, malformed %d, handler failed %d", node, books.sockets(),

@@ -24,12 +24,12 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * Keeps a cluster node's books file ({@link NodeBooksFile}) for {@code xmit stat --cluster}: once an interval it asks
  * the node's data planes for their books ({@link EdgeDataPlane.GetBooks} of each edge pipeline,
- * {@link AppDataPlane.GetBooks} on an app node) and rewrites the file with each answer; a data plane that does not
+ * {@link AppDataPlane.GetBooks} of each app data plane, added up) and rewrites the file with each answer; a data
+ * plane that does not
  * answer keeps its last books in the file. The file is deleted when the writer stops, which the node's ActorSystem
  * does when it terminates. Control plane only: a message per data plane a second, never per packet.
  */
@@ -53,7 +53,7 @@ public final class NodeBooksWriter extends AbstractBehavior<NodeBooksWriter.Comm
     {
     }
 
-    record AppAnswer(AppDataPlane.AppBooks books) implements Command
+    record AppAnswer(int plane, AppDataPlane.AppBooks books) implements Command
     {
     }
 
@@ -64,17 +64,19 @@ public final class NodeBooksWriter extends AbstractBehavior<NodeBooksWriter.Comm
     }
 
     /**
-     * The data planes whose books the file holds: each edge pipeline's by its device's name, and the app node's.
-     * A node whose data path has not started yet has none: its file then says who it is.
+     * The data planes whose books the file holds: each edge pipeline's by its device's name, and the app node's (one
+     * per edge it serves; the file holds their sum). A node whose data path has not started yet has none: its file
+     * then says who it is.
      */
     public record Sources(Map<String, ActorRef<EdgeDataPlane.Command>> edges,
-        Optional<ActorRef<AppDataPlane.Command>> app)
+        List<ActorRef<AppDataPlane.Command>> apps)
     {
-        public static final Sources NONE = new Sources(Map.of(), Optional.empty());
+        public static final Sources NONE = new Sources(Map.of(), List.of());
 
         public Sources
         {
             edges = Collections.unmodifiableMap(new LinkedHashMap<>(edges));
+            apps = List.copyOf(apps);
         }
 
         /** These and the edge pipeline of {@code device}. */
@@ -85,22 +87,24 @@ public final class NodeBooksWriter extends AbstractBehavior<NodeBooksWriter.Comm
             {
                 throw new IllegalArgumentException("device '" + device + "' has an edge data plane already");
             }
-            return new Sources(more, app);
+            return new Sources(more, apps);
         }
 
-        /** These and the app node's data plane. */
+        /** These and one of the app node's data planes. */
         public Sources withApp(final ActorRef<AppDataPlane.Command> appDataPlane)
         {
-            return new Sources(edges, Optional.of(appDataPlane));
+            final List<ActorRef<AppDataPlane.Command>> more = new ArrayList<>(apps);
+            more.add(appDataPlane);
+            return new Sources(edges, more);
         }
     }
 
     private final NodeBooksFile file;
     private final Sources sources;
     private final Map<String, ActorRef<EdgeDataPlane.EdgeBooks>> edgeReplies = new HashMap<>();
-    private final ActorRef<AppDataPlane.AppBooks> appReply;
+    private final List<ActorRef<AppDataPlane.AppBooks>> appReplies = new ArrayList<>();
     private final Map<String, EdgeDataPlane.EdgeBooks> edgeBooks = new LinkedHashMap<>();
-    private Optional<AppDataPlane.AppBooks> appBooks = Optional.empty();
+    private final Map<Integer, AppDataPlane.AppBooks> appBooks = new HashMap<>();
 
     private NodeBooksWriter(final ActorContext<Command> context, final TimerScheduler<Command> timers,
         final NodeBooksFile file, final Sources sources, final Duration interval)
@@ -113,7 +117,11 @@ public final class NodeBooksWriter extends AbstractBehavior<NodeBooksWriter.Comm
             edgeReplies.put(device, context.messageAdapter(EdgeDataPlane.EdgeBooks.class,
                 books -> new EdgeAnswer(device, books)));
         }
-        appReply = context.messageAdapter(AppDataPlane.AppBooks.class, AppAnswer::new);
+        for (int i = 0; i < sources.apps().size(); i++)
+        {
+            final int plane = i;
+            appReplies.add(context.messageAdapter(AppDataPlane.AppBooks.class, books -> new AppAnswer(plane, books)));
+        }
         timers.startTimerWithFixedDelay(Tick.INSTANCE, interval);
         ask();
     }
@@ -169,7 +177,7 @@ public final class NodeBooksWriter extends AbstractBehavior<NodeBooksWriter.Comm
             })
             .onMessage(AppAnswer.class, answer ->
             {
-                appBooks = Optional.of(answer.books());
+                appBooks.put(answer.plane(), answer.books());
                 return write();
             })
             .onMessageEquals(Stop.INSTANCE, Behaviors::<Command>stopped)
@@ -184,7 +192,10 @@ public final class NodeBooksWriter extends AbstractBehavior<NodeBooksWriter.Comm
     private void ask()
     {
         sources.edges().forEach((device, edge) -> edge.tell(new EdgeDataPlane.GetBooks(edgeReplies.get(device))));
-        sources.app().ifPresent(app -> app.tell(new AppDataPlane.GetBooks(appReply)));
+        for (int i = 0; i < sources.apps().size(); i++)
+        {
+            sources.apps().get(i).tell(new AppDataPlane.GetBooks(appReplies.get(i)));
+        }
     }
 
     private Behavior<Command> write()
@@ -193,7 +204,7 @@ public final class NodeBooksWriter extends AbstractBehavior<NodeBooksWriter.Comm
         edgeBooks.forEach((device, books) -> edges.add(new NodeBooksFile.EdgeView(device, books.nodes())));
         try
         {
-            file.write(edges, appBooks);
+            file.write(edges, appBooks.values().stream().reduce(AppDataPlane.AppBooks::plus));
         }
         catch (final UncheckedIOException ex)
         {

@@ -152,7 +152,7 @@ class ClusterLocalTest
         }
         assertEquals(sent, received, "what the app nodes received: " + output);
         final Pattern edgeBooks = Pattern.compile(Pattern.quote(prefix("edge-1") + "books edge-1: app node ") +
-            "\\S+ \\(gone\\): published (\\d+), received (\\d+), unconfirmed 0, relayed (\\d+), rejected 0, " +
+            "\\S+ \\(gone\\) on nic0: published (\\d+), received (\\d+), unconfirmed 0, relayed (\\d+), rejected 0, " +
             "refused 0, tx_node_down 0");
         long published = 0;
         for (final String line : lines)

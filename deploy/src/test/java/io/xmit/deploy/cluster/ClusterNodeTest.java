@@ -23,7 +23,9 @@ import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -102,7 +104,7 @@ class ClusterNodeTest
         assertEquals(handledInCode.get(), nodes.get(1).finalBooks().orElseThrow().app().orElseThrow().received());
 
         final ClusterNode.Books books = edge.books().toCompletableFuture().join();
-        final List<EdgeDataPlane.NodeBooks> gone = books.edge().orElseThrow().nodes();
+        final List<EdgeDataPlane.NodeBooks> gone = books.edges().get("nic0").nodes();
         assertEquals(2, gone.size());
         for (final EdgeDataPlane.NodeBooks node : gone)
         {
@@ -117,6 +119,71 @@ class ClusterNodeTest
         assertEquals(requests, pipeline.total(CounterType.RX_DELIVERED, 1), "replies delivered to the clients");
         edge.leave().toCompletableFuture().join();
         assertTrue(edge.finalBooks().isPresent(), "the edge took its books while draining");
+    }
+
+    /**
+     * Two services on two devices of the edge, on the same UDP port: each device has an edge data plane of its own and
+     * each app node a data plane per edge, so the edges' socket ids and ports, equal on both, never meet.
+     */
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void servicesOnTwoDevicesAreServedByEveryAppNodeWithTheBooksOfEachDeviceExact()
+    {
+        final List<ClusterNode> nodes = startFile(deployment(device("nic0") + ", " + device("nic1"), """
+            [{ name = echo, bind { device = nic0, port = 0, udp = 7 }, handler = echo, placement = "per-node 1" },
+             { name = echo-b, bind { device = nic1, port = 0, udp = 7 }, handler = echo, placement = "per-node 2" }]
+            """));
+        final ClusterNode edge = nodes.get(0);
+        for (final ClusterNode app : nodes.subList(1, 3))
+        {
+            assertEquals(3, app.ready().toCompletableFuture().join().size(), "sockets bound on " + app.node());
+        }
+        assertEquals(6, edge.plannedSockets());
+        Await.exactly("sockets the edge steers to", 6, () -> edge.steered().toCompletableFuture().join(),
+            FORMATION);
+
+        final Map<String, Long> requests = new LinkedHashMap<>();
+        for (final String device : List.of("nic0", "nic1"))
+        {
+            requests.put(device, send(clients(edge.pipelines().get(device))));
+        }
+        final long all = requests.values().stream().mapToLong(Long::longValue).sum();
+        Await.exactly("replies on both devices", all, replies::get, FORMATION);
+        assertTrue(handledInCode.get() > 0 && handledInCode.get() < requests.get("nic0"),
+            "app-1's registered handler served some of echo's flows and none of echo-b's: " + handledInCode.get());
+
+        for (final ClusterNode app : nodes.subList(1, 3))
+        {
+            app.leave().toCompletableFuture().join();
+        }
+        assertEquals(List.of(all, all), List.of(
+            nodes.subList(1, 3).stream().mapToLong(app -> app.finalBooks().orElseThrow().app().orElseThrow()
+                .received()).sum(),
+            nodes.subList(1, 3).stream().mapToLong(app -> app.finalBooks().orElseThrow().app().orElseThrow()
+                .sent()).sum()), "received and sent on the app nodes, over both of their data planes");
+        final ClusterNode.Books books = edge.books().toCompletableFuture().join();
+        assertEquals(List.of("nic0", "nic1"), List.copyOf(books.edges().keySet()));
+        for (final String device : List.of("nic0", "nic1"))
+        {
+            final List<EdgeDataPlane.NodeBooks> gone = books.edges().get(device).nodes();
+            assertEquals(2, gone.size(), "app nodes served on " + device);
+            for (final EdgeDataPlane.NodeBooks node : gone)
+            {
+                assertEquals(List.of(false, node.published(), 0L, node.published(), 0L, 0L, 0L),
+                    List.of(node.live(), node.received(), node.unconfirmed(), node.relayed(), node.rejected(),
+                        node.refused(), node.txNodeDown()),
+                    "live, received, unconfirmed, relayed, rejected, refused, tx_node_down of " + node.node() +
+                        " on " + device);
+            }
+            assertEquals(requests.get(device), gone.stream().mapToLong(EdgeDataPlane.NodeBooks::published).sum(),
+                "published on " + device);
+            assertEquals(requests.get(device), edge.pipelines().get(device).total(CounterType.RX_DELIVERED, 1),
+                "replies delivered to the clients on " + device);
+        }
+        assertEquals(List.of("echo nic0 " + requests.get("nic0") + " 0", "echo-b nic1 " + requests.get("nic1") + " 0"),
+            books.edgeDevices().stream().map(service -> service.service() + " " + service.device() + " " +
+                service.delivered() + " " + service.dropped()).toList());
+        edge.leave().toCompletableFuture().join();
     }
 
     @Test
@@ -259,7 +326,13 @@ class ClusterNodeTest
      */
     private List<ClusterNode> startAll(final String service)
     {
-        final Deployment deployment = DeploymentReader.fromConfig(ConfigFactory.parseString(deployment(service)));
+        return startFile(deployment(service));
+    }
+
+    /** The deployment {@code file}'s nodes started in systems of their own, in the file's order. */
+    private List<ClusterNode> startFile(final String file)
+    {
+        final Deployment deployment = DeploymentReader.fromConfig(ConfigFactory.parseString(file));
         return deployment.nodes().stream().map(node -> start(deployment, node)).toList();
     }
 
@@ -283,7 +356,7 @@ class ClusterNodeTest
      */
     private static long assertBalanced(final ClusterNode edge, final ClusterNode app)
     {
-        final EdgeDataPlane.NodeBooks gone = edge.books().toCompletableFuture().join().edge().orElseThrow()
+        final EdgeDataPlane.NodeBooks gone = edge.books().toCompletableFuture().join().edges().get("nic0")
             .node(app.node().akkaAddress("embedded"));
         final AppDataPlane.AppBooks own = app.finalBooks().orElseThrow().app().orElseThrow();
         assertEquals(List.of(false, gone.published(), gone.published(), 0L, gone.published(), 0L, 0L, 0L),
@@ -297,7 +370,7 @@ class ClusterNodeTest
     /** The sockets {@code edge} steers to on {@code app} now: 0 before it has bound any. */
     private static int steeredOn(final ClusterNode edge, final ClusterNode app)
     {
-        final EdgeDataPlane.NodeBooks books = edge.books().toCompletableFuture().join().edge().orElseThrow()
+        final EdgeDataPlane.NodeBooks books = edge.books().toCompletableFuture().join().edges().get("nic0")
             .node(app.node().akkaAddress("embedded"));
         return null == books ? 0 : books.steered();
     }
@@ -343,23 +416,36 @@ class ClusterNodeTest
     /** An edge with a small loop device and two app nodes on free ports; {@code service} is the service's keys. */
     private static String deployment(final String service)
     {
+        return deployment(device("nic0"), "[{ name = echo, bind { device = nic0, port = 0, udp = 7 }, " + service +
+            " }]");
+    }
+
+    /** A small loop device named {@code name}, as an entry of an edge's {@code devices}. */
+    private static String device(final String name)
+    {
+        return """
+            { name = %s, device = "loop:tx=2,rx=2,ring=256,frame=2048", cpus = 1, spin-polls = 0,
+              rings.qdisc-term-length = 1MiB, rings.socket-term-length = 64KiB }""".formatted(name);
+    }
+
+    /** An edge with {@code devices} and two app nodes on free ports, serving {@code services}. */
+    private static String deployment(final String devices, final String services)
+    {
         return """
             xmit.cluster {
               name = embedded
               nodes = [
-                { name = edge-1, host = "127.0.0.1", port = %d, data-port = %d, roles = [edge]
-                  devices = [{ name = nic0, device = "loop:tx=2,rx=2,ring=256,frame=2048", cpus = 1, spin-polls = 0,
-                               rings.qdisc-term-length = 1MiB, rings.socket-term-length = 64KiB }] }
+                { name = edge-1, host = "127.0.0.1", port = %d, data-port = %d, roles = [edge], devices = [%s] }
                 { name = app-1, host = "127.0.0.1", port = %d, data-port = %d, roles = [app] }
                 { name = app-2, host = "127.0.0.1", port = %d, data-port = %d, roles = [app] }
               ]
               seed-nodes = [edge-1]
-              services = [{ name = echo, bind { device = nic0, port = 0, udp = 7 }, %s }]
+              services = %s
               failure { detector.acceptable-heartbeat-pause = 10s, split-brain.stable-after = 20s }
             }
             akka.remote.artery.advanced.inbound-lanes = 1
-            """.formatted(FreePorts.tcp(), FreePorts.udp(), FreePorts.tcp(), FreePorts.udp(), FreePorts.tcp(),
-                FreePorts.udp(), service);
+            """.formatted(FreePorts.tcp(), FreePorts.udp(), devices, FreePorts.tcp(), FreePorts.udp(),
+                FreePorts.tcp(), FreePorts.udp(), services);
     }
 
     /** A handler whose constructor fails. */

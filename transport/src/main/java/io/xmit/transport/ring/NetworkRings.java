@@ -26,6 +26,8 @@ public final class NetworkRings implements AutoCloseable
      * moved to {@code SCHEDULED} once and never back, so ringing it costs the fence and one read, and calls nothing.
      */
     private static final RingDoorbell REMOTE_CONSUMER = new RingDoorbell(() -> { });
+    /** What a receive port's anchor rings: nothing is ever sent on its stream. */
+    private static final RingDoorbell NO_PRODUCER = new RingDoorbell(() -> { });
 
     static
     {
@@ -140,6 +142,43 @@ public final class NetworkRings implements AutoCloseable
             throw ex;
         }
         return subscriptions;
+    }
+
+    /**
+     * Opens a receive port of its own on {@code host}, chosen by the system: the rings later added to it share its one
+     * receive socket ({@link ReceivePort}). It holds a subscription to {@code anchorStreamId} until closed, so that
+     * stream has no other consumer here.
+     *
+     * @throws IllegalArgumentException if {@code anchorStreamId} already has a consumer here.
+     * @throws IllegalStateException    if the driver reports no port.
+     */
+    public ReceivePort openReceivePort(final String host, final int anchorStreamId)
+    {
+        checkAddress("host must be an address", host);
+        final long tag = rings.aeron().nextCorrelationId();
+        final PacketSubscription anchor = subscribe("endpoint=" + host + ":0|tags=" + tag, anchorStreamId, NO_PRODUCER);
+        if (null == anchor.localEndpoint())
+        {
+            anchor.close();
+            throw new IllegalStateException("the driver of rings '" + rings.name() + "' reported no port on " + host);
+        }
+        return new ReceivePort(anchor, tag);
+    }
+
+    /**
+     * Adds the consumer's handle on the UDP ring {@code streamId}, receiving on {@code port}; {@code doorbell} is rung
+     * as by {@link #addSubscription(String, int, RingDoorbell)}.
+     *
+     * @throws IllegalArgumentException if {@code streamId} already has a consumer here.
+     * @throws IllegalStateException    if {@code port} is closed.
+     */
+    public PacketSubscription addSubscription(final ReceivePort port, final int streamId, final RingDoorbell doorbell)
+    {
+        if (port.isClosed())
+        {
+            throw new IllegalStateException("stream " + streamId + " cannot be added to " + port + ": it is closed");
+        }
+        return subscribe("tags=" + port.tag(), streamId, doorbell);
     }
 
     private PacketSubscription subscribe(final String address, final int streamId, final RingDoorbell doorbell)

@@ -205,6 +205,35 @@ class NetworkRingsTest
     }
 
     @Test
+    void ringsAddedOneByOneToAReceivePortShareItAndItOutlivesThem()
+    {
+        final NetworkRings rings = launch("receive-port", DATA_PLANE);
+        final RingDoorbell doorbell = new RingDoorbell(() -> { });
+        final PacketSubscription shared = rings.addSubscription("127.0.0.1:0", STREAM, doorbell);
+        final ReceivePort port = rings.openReceivePort("127.0.0.1", STREAM + 9);
+        assertTrue(port.endpoint().startsWith("127.0.0.1:"), port.endpoint());
+        assertTrue(!shared.localEndpoint().equals(port.endpoint()), "the port is no other subscription's");
+        final PacketSubscription first = rings.addSubscription(port, STREAM + 1, doorbell);
+        assertEquals(port.endpoint(), first.localEndpoint(), "a ring on the port");
+        first.close();
+        final PacketSubscription second = rings.addSubscription(port, STREAM + 2, doorbell);
+        assertEquals(port.endpoint(), second.localEndpoint(), "a ring added after the first one closed");
+        final PacketPublication toSecond = launch("receive-port-tx", DATA_PLANE)
+            .addPublication(port.endpoint(), STREAM + 2);
+        Await.until("a ring added after the port's first ring closed connected", toSecond::isConnected,
+            () -> toSecond);
+
+        assertTrue(assertThrows(IllegalArgumentException.class,
+            () -> rings.addSubscription("127.0.0.1:0", STREAM + 9, doorbell)).getMessage()
+            .startsWith("stream " + (STREAM + 9) + " already has a consumer in rings 'receive-port'"),
+            "the anchor's stream is taken");
+        port.close();
+        assertEquals("stream " + (STREAM + 3) + " cannot be added to " + port + ": it is closed",
+            assertThrows(IllegalStateException.class, () -> rings.addSubscription(port, STREAM + 3, doorbell))
+                .getMessage());
+    }
+
+    @Test
     void settingsThatCannotWorkAreRefusedByName()
     {
         assertRefused("mtuLength 1408 is too small for maxFrameLength 1514: the frame with its headers needs 1600 " +

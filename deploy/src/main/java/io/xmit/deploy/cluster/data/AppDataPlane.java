@@ -10,6 +10,7 @@ import akka.actor.typed.javadsl.Behaviors;
 import akka.actor.typed.javadsl.Receive;
 import akka.actor.typed.javadsl.TimerScheduler;
 import akka.actor.typed.receptionist.Receptionist;
+import akka.actor.typed.receptionist.ServiceKey;
 import akka.cluster.UniqueAddress;
 import akka.cluster.typed.Cluster;
 import io.xmit.actors.DatagramHandler;
@@ -19,6 +20,7 @@ import io.xmit.pipeline.flow.FlowHasher;
 import io.xmit.transport.ring.NetworkRings;
 import io.xmit.transport.ring.PacketPublication;
 import io.xmit.transport.ring.PacketSubscription;
+import io.xmit.transport.ring.ReceivePort;
 import io.xmit.transport.ring.RingDoorbell;
 
 import java.time.Duration;
@@ -30,7 +32,8 @@ import java.util.Map;
 /**
  * An app node's side of the data path: it opens sockets that are members of the edge's reuseport groups (each
  * reading its own UDP ring from the edge, {@link RemoteSocketReceiver}; sending into the edge's TX streams,
- * {@link RemoteUdpSocket}), finds the edge through the receptionist ({@link EdgeDataPlane#KEY}), and leaves
+ * {@link RemoteUdpSocket}), finds the edge through the receptionist (its key: {@link EdgeDataPlane#KEY}, or
+ * {@link EdgeDataPlane#serviceKey} on a node that serves several edges, a data plane for each), and leaves
  * gracefully: every socket out of the edge's steering and its ring read to the end, then the node's sends relayed
  * to their end, then the sockets released, so that nothing either side accepted is lost. One socket can be closed
  * alone ({@link Close}, a sharded socket moving to another node) by the same steps: its release carries the node's
@@ -39,8 +42,12 @@ import java.util.Map;
  */
 public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
 {
-    /** This node's socket rings: socket n reads stream {@code RX_STREAM_BASE + n}. */
+    /** This node's socket rings: socket n of the data plane with stream base b reads stream {@code b + n}. */
     static final int RX_STREAM_BASE = 0x2000_0000;
+    /** The streams a data plane numbers its sockets' rings in, from its base: the next plane's base is above. */
+    public static final int RX_STREAMS_PER_PLANE = 0x0010_0000;
+    /** The planes whose streams stay below the edge's TX streams ({@code EdgeDataPlane.TX_STREAM_BASE}). */
+    static final int MAX_PLANES = (EdgeDataPlane.TX_STREAM_BASE - RX_STREAM_BASE) / RX_STREAMS_PER_PLANE;
 
     /** The app node's protocol: the data-plane messages, the receivers' reports and local requests. */
     public sealed interface Command permits DataPlaneMessage, Open, Close, Leave, GetBooks, EdgeListing,
@@ -93,6 +100,13 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
     public record AppBooks(int sockets, long received, long sent, long backPressured, long refused, long malformed,
         long handlerFailed)
     {
+        /** These books and {@code other}'s together: a node's over the data planes of the edges it serves. */
+        public AppBooks plus(final AppBooks other)
+        {
+            return new AppBooks(sockets + other.sockets, received + other.received, sent + other.sent,
+                backPressured + other.backPressured, refused + other.refused, malformed + other.malformed,
+                handlerFailed + other.handlerFailed);
+        }
     }
 
     record EdgeListing(Receptionist.Listing listing) implements Command
@@ -141,6 +155,12 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
 
     private final NetworkRings rings;
     private final String dataEndpoint;
+    private final ServiceKey<DataPlaneMessage> edgeKey;
+    private final int rxStreamBase;
+    /** The port of its own a node's second and further planes receive on; null on its first, on the data port. */
+    private final ReceivePort receivePort;
+    /** Where this plane's socket rings receive: the node's data endpoint, or its own port's. */
+    private final String ringsEndpoint;
     private final int spinPolls;
     private final UniqueAddress self;
     private final FlowHasher hasher = FlowHasher.random();
@@ -153,15 +173,22 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
     private Leave leaving;
 
     private AppDataPlane(final ActorContext<Command> context, final TimerScheduler<Command> timers,
-        final NetworkRings rings, final String dataEndpoint, final int spinPolls, final Duration receiptInterval)
+        final NetworkRings rings, final String dataEndpoint, final int spinPolls, final Duration receiptInterval,
+        final ServiceKey<DataPlaneMessage> edgeKey, final int rxStreamBase)
     {
         super(context);
         timers.startTimerWithFixedDelay(SendReceipts.INSTANCE, receiptInterval);
         this.rings = rings;
         this.dataEndpoint = dataEndpoint;
+        this.edgeKey = edgeKey;
+        this.rxStreamBase = rxStreamBase;
+        this.receivePort = RX_STREAM_BASE == rxStreamBase ? null :
+            rings.openReceivePort(dataEndpoint.substring(0, dataEndpoint.lastIndexOf(':')),
+                rxStreamBase + RX_STREAMS_PER_PLANE - 1);
+        this.ringsEndpoint = null == receivePort ? dataEndpoint : receivePort.endpoint();
         this.spinPolls = spinPolls;
         this.self = Cluster.get(context.getSystem()).selfMember().uniqueAddress();
-        context.getSystem().receptionist().tell(Receptionist.subscribe(EdgeDataPlane.KEY,
+        context.getSystem().receptionist().tell(Receptionist.subscribe(edgeKey,
             context.messageAdapter(Receptionist.Listing.class, EdgeListing::new)));
     }
 
@@ -177,12 +204,32 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
     public static Behavior<Command> create(final NetworkRings rings, final String dataEndpoint, final int spinPolls,
         final Duration receiptInterval)
     {
+        return create(rings, dataEndpoint, spinPolls, receiptInterval, EdgeDataPlane.KEY, 0);
+    }
+
+    /**
+     * The data plane of one of several edges this node serves: it binds with the edge registered under
+     * {@code edgeKey} and numbers its sockets' rings from the {@code plane}-th block of {@link #RX_STREAMS_PER_PLANE}
+     * streams, so that the planes sharing the node's rings never share a stream. Plane 0's rings receive on
+     * {@code dataEndpoint}, each other plane's on a port of its own on that host, which the system chooses: a receive
+     * socket with one edge's driver as its sender, so that the JDK's receive does not allocate the sender's address
+     * as datagrams of two edges alternate.
+     *
+     * @param plane 0 for the node's first data plane, 1 for its second, and so on (at most 511).
+     */
+    public static Behavior<Command> create(final NetworkRings rings, final String dataEndpoint, final int spinPolls,
+        final Duration receiptInterval, final ServiceKey<DataPlaneMessage> edgeKey, final int plane)
+    {
         if (null == receiptInterval || receiptInterval.isNegative() || receiptInterval.isZero())
         {
             throw new IllegalArgumentException("receiptInterval must be positive, was " + receiptInterval);
         }
-        return Behaviors.setup(context -> Behaviors.withTimers(timers ->
-            new AppDataPlane(context, timers, rings, dataEndpoint, spinPolls, receiptInterval)));
+        if (plane < 0 || plane >= MAX_PLANES)
+        {
+            throw new IllegalArgumentException("plane must be in [0, " + (MAX_PLANES - 1) + "], was " + plane);
+        }
+        return Behaviors.setup(context -> Behaviors.withTimers(timers -> new AppDataPlane(context, timers, rings,
+            dataEndpoint, spinPolls, receiptInterval, edgeKey, RX_STREAM_BASE + plane * RX_STREAMS_PER_PLANE)));
     }
 
     @Override
@@ -213,7 +260,7 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
 
     private Behavior<Command> onListing(final EdgeListing listing)
     {
-        final var edges = listing.listing().getServiceInstances(EdgeDataPlane.KEY);
+        final var edges = listing.listing().getServiceInstances(edgeKey);
         if (null == edge && !edges.isEmpty())
         {
             edge = edges.iterator().next();
@@ -245,13 +292,14 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
 
     private void bind(final Open open)
     {
-        final int streamId = RX_STREAM_BASE + nextStream++;
+        final int streamId = rxStreamBase + nextStream++;
         final ActorWake<RemoteSocketReceiver.Command> wake = new ActorWake<>(RemoteSocketReceiver.Poll.INSTANCE);
         final RingDoorbell doorbell = new RingDoorbell(wake);
-        final PacketSubscription ring = rings.addSubscription(dataEndpoint, streamId, doorbell);
+        final PacketSubscription ring = null == receivePort ? rings.addSubscription(dataEndpoint, streamId, doorbell) :
+            rings.addSubscription(receivePort, streamId, doorbell);
         sockets.put(streamId, new AppSocket(open, streamId, ring, doorbell, wake));
         edge.tell(new DataPlaneMessage.BindSocket(open.service(), open.index(), self.address().toString(),
-            self.longUid(), dataEndpoint, streamId, getContext().getSelf().narrow(),
+            self.longUid(), ringsEndpoint, streamId, getContext().getSelf().narrow(),
             rings.dataPlane().receiverWindowLength()));
     }
 
@@ -547,6 +595,10 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
         for (final AppSocket socket : sockets.values())
         {
             socket.ring.close();
+        }
+        if (null != receivePort)
+        {
+            receivePort.close();
         }
         if (null != txStreams)
         {

@@ -46,14 +46,21 @@ import java.util.TreeMap;
  * incarnation removed, or replaced by a newer one of the same address, is declared lost: its relay is fenced (its
  * frames refused and counted, never relayed) and it cannot bind again. Changes of a port's queue map go to the app
  * nodes with sockets there ({@link DataPlaneMessage.QueueMapChanged}). Registered with the receptionist under
- * {@link #KEY}.
+ * {@link #KEY} and, for each of its services, under {@link #serviceKey}: an app node finds a service's edge by it.
  */
 public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
 {
     public static final ServiceKey<DataPlaneMessage> KEY = ServiceKey.create(DataPlaneMessage.class, "xmit-edge");
-    /** The edge's TX streams: node n's TX queue q is {@code TX_STREAM_BASE + n * MAX_TX_QUEUES + q}. */
+    private static final String SERVICE_KEY_PREFIX = "xmit-edge-of-";
+    /**
+     * The edge's TX streams: node n's TX queue q is {@code TX_STREAM_BASE + p * TX_STREAMS_PER_PLANE +
+     * n * MAX_TX_QUEUES + q} on the node's p-th edge data plane.
+     */
     static final int TX_STREAM_BASE = 0x4000_0000;
     static final int MAX_TX_QUEUES = 1024;
+    static final int TX_STREAMS_PER_PLANE = 0x0100_0000;
+    /** The planes one set of rings can number streams for. */
+    static final int MAX_PLANES = (Integer.MAX_VALUE - TX_STREAM_BASE + 1) / TX_STREAMS_PER_PLANE;
     /** RX queue masks travel as one 64-bit word per TX queue. */
     static final int MAX_XPS_RX_QUEUES = 64;
 
@@ -261,6 +268,7 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
     private final Pipeline pipeline;
     private final NetworkRings rings;
     private final String dataEndpoint;
+    private final int txStreamBase;
     private final Map<String, SocketOptions> services;
     private final Map<String, EdgeNode> nodes = new HashMap<>();
     private final Map<Integer, EdgeNode> nodeOfSocket = new HashMap<>();
@@ -275,9 +283,10 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
     private int nextNode;
 
     private EdgeDataPlane(final ActorContext<Command> context, final Pipeline pipeline, final NetworkRings rings,
-        final String dataEndpoint, final Map<String, SocketOptions> services)
+        final String dataEndpoint, final Map<String, SocketOptions> services, final int txStreamBase)
     {
         super(context);
+        this.txStreamBase = txStreamBase;
         this.pipeline = pipeline;
         this.rings = rings;
         this.dataEndpoint = dataEndpoint;
@@ -292,6 +301,17 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         cluster.subscriptions().tell(Subscribe.create(
             context.messageAdapter(ClusterEvent.MemberRemoved.class, Removed::new), ClusterEvent.MemberRemoved.class));
         context.getSystem().receptionist().tell(Receptionist.register(KEY, context.getSelf().narrow()));
+        for (final String service : this.services.keySet())
+        {
+            context.getSystem().receptionist().tell(Receptionist.register(serviceKey(service),
+                context.getSelf().narrow()));
+        }
+    }
+
+    /** The key the edge that steers {@code service} is registered under (a service is on one device, one edge). */
+    public static ServiceKey<DataPlaneMessage> serviceKey(final String service)
+    {
+        return ServiceKey.create(DataPlaneMessage.class, SERVICE_KEY_PREFIX + service);
     }
 
     /**
@@ -305,6 +325,22 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
     public static Behavior<Command> create(final Pipeline pipeline, final NetworkRings rings,
         final String dataEndpoint, final Map<String, SocketOptions> services)
     {
+        return create(pipeline, rings, dataEndpoint, services, 0);
+    }
+
+    /**
+     * The edge data plane of one of several devices of a node, sharing its rings: it numbers its TX streams in the
+     * {@code plane}-th block, so that the planes never share a stream.
+     *
+     * @param plane 0 for the node's first edge data plane, 1 for its second, and so on (at most 63).
+     */
+    public static Behavior<Command> create(final Pipeline pipeline, final NetworkRings rings,
+        final String dataEndpoint, final Map<String, SocketOptions> services, final int plane)
+    {
+        if (plane < 0 || plane >= MAX_PLANES)
+        {
+            throw new IllegalArgumentException("plane must be in [0, " + (MAX_PLANES - 1) + "], was " + plane);
+        }
         if (null == dataEndpoint || dataEndpoint.lastIndexOf(':') <= 0)
         {
             throw new IllegalArgumentException("dataEndpoint must be host:port, was " +
@@ -329,7 +365,8 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
                     "of at least " + maxFrame);
             }
         }
-        return Behaviors.setup(context -> new EdgeDataPlane(context, pipeline, rings, dataEndpoint, services));
+        return Behaviors.setup(context -> new EdgeDataPlane(context, pipeline, rings, dataEndpoint, services,
+            TX_STREAM_BASE + plane * TX_STREAMS_PER_PLANE));
     }
 
     @Override
@@ -701,13 +738,18 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
 
     private EdgeNode newNode(final String address, final long incarnation, final int txQueues)
     {
+        if (nextNode == TX_STREAMS_PER_PLANE / MAX_TX_QUEUES)
+        {
+            throw new IllegalStateException("node " + address + " cannot bind: the edge has numbered the TX streams " +
+                "of " + nextNode + " node incarnations since it started, all that its streams allow; restart the edge");
+        }
         final int n = nextNode++;
         final ActorWake<TxRelay.Command> wake = new ActorWake<>(TxRelay.Poll.INSTANCE);
         final RingDoorbell doorbell = new RingDoorbell(wake);
         final int[] streamIds = new int[txQueues];
         for (int q = 0; q < txQueues; q++)
         {
-            streamIds[q] = TX_STREAM_BASE + n * MAX_TX_QUEUES + q;
+            streamIds[q] = txStreamBase + n * MAX_TX_QUEUES + q;
         }
         // One receive socket per node: the JDK's DatagramChannel.receive allocates the sender's address whenever it
         // differs from the last datagram's, which nodes sharing a socket made happen on most datagrams.

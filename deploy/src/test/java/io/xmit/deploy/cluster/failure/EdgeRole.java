@@ -195,7 +195,8 @@ final class EdgeRole implements FailureNode.NodeRole
                 .append(firstMovedOff.get(n));
         }
         FailureNode.say(line.toString());
-        final EdgeDataPlane.EdgeBooks books = node.books().toCompletableFuture().join().edge().orElseThrow();
+        final EdgeDataPlane.EdgeBooks books = node.books().toCompletableFuture().join().edges()
+            .get(node.node().devices().getFirst().name());
         for (final EdgeDataPlane.NodeBooks app : books.nodes())
         {
             FailureNode.say("nodebooks name=" + FailureNode.nameOf(deployment, AddressFromURIString.parse(app.node())) +
