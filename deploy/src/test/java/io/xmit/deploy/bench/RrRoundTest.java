@@ -32,7 +32,7 @@ class RrRoundTest
     @Test
     void completesExactlyFlowsTimesKTransactionsWithBalancedBooks()
     {
-        final RrRound.Result result = new RrRound(variant("xps-rxqs"), FLOWS, REPLY_TIMEOUT_NANOS,
+        final RrRound.Result result = new RrRound(variant("xps-rxqs"), FLOWS, 0, REPLY_TIMEOUT_NANOS,
             UnaryOperator.identity()).runTransactions(PER_FLOW, TIMEOUT_NANOS);
 
         final RrTally tally = result.tally();
@@ -59,7 +59,7 @@ class RrRoundTest
     @Test
     void aFlowWhoseRequestGotNoReplyTimesItOutAndGoesOnAndItsLateReplyIsNoRtt()
     {
-        final RrRound.Result result = new RrRound(variant("xps-rxqs"), FLOWS, REPLY_TIMEOUT_NANOS,
+        final RrRound.Result result = new RrRound(variant("xps-rxqs"), FLOWS, 0, REPLY_TIMEOUT_NANOS,
             RrRoundTest::holdsOneRequest)
             .runTransactions(PER_FLOW, TIMEOUT_NANOS);
 
@@ -82,12 +82,42 @@ class RrRoundTest
     @Test
     void underXpsByCpuNoPacketLeavesOnAnotherCpusQueue()
     {
-        final RrRound.Result result = new RrRound(variant("xps-cpus"), FLOWS, REPLY_TIMEOUT_NANOS,
+        final RrRound.Result result = new RrRound(variant("xps-cpus"), FLOWS, 0, REPLY_TIMEOUT_NANOS,
             UnaryOperator.identity()).runTransactions(PER_FLOW, TIMEOUT_NANOS);
 
         assertEquals(FLOWS * PER_FLOW, result.tally().transactions());
         assertEquals(0, result.tally().requestTxHops());
         assertEquals(0, result.tally().replyTxHops());
+    }
+
+    /**
+     * Under {@code hash} each flow makes exactly the hops its placement class says, every transaction: 2 RX hops if its
+     * RX queues are the other CPU's, 2 TX hops if its hash's TX queue is; a sub-round later each flow is in the next
+     * class. The handlers see the queues the device and the pipeline really used.
+     */
+    @Test
+    void eachFlowMakesTheHopsOfItsPlacementClass()
+    {
+        for (int subRound = 0; subRound < 2; subRound++)
+        {
+            final RrRound.Result result = new RrRound(variant("hash"), RrPlacement.CLASSES.size(), subRound,
+                REPLY_TIMEOUT_NANOS, UnaryOperator.identity()).runTransactions(PER_FLOW, TIMEOUT_NANOS);
+
+            assertEquals(RrPlacement.CLASSES, result.placed().stream().map(RrRound.Placed::placement).toList());
+            for (final RrRound.Placed placed : result.placed())
+            {
+                final RrTally tally = placed.tally();
+                final long rx = placed.placement().rxNear() ? 0 : PER_FLOW;
+                final long tx = placed.placement().hashNear() ? 0 : PER_FLOW;
+                final String what = "sub-round " + subRound + " " + placed.placement().label() + ": " + tally;
+                assertEquals(1, placed.flows(), what);
+                assertEquals(PER_FLOW, tally.transactions(), what);
+                assertEquals(PER_FLOW, placed.rtt().getTotalCount(), what);
+                assertEquals(List.of(tx, rx, tx, rx), List.of(tally.requestTxHops(), tally.requestRxHops(),
+                    tally.replyTxHops(), tally.replyRxHops()), what);
+            }
+            assertEquals(RrPlacement.CLASSES.size() * PER_FLOW, result.rtt().getTotalCount());
+        }
     }
 
     @Test
