@@ -21,10 +21,11 @@ import org.HdrHistogram.Histogram;
  * so that no variant always follows the same one. Each flow has a placement class ({@link RrPlacement}): where its RX
  * queues and {@code hash}'s TX queue sit against its sockets' CPU, chosen by the client's port; the classes shift from
  * one sub-round to the next ({@link RrPlacement#shift}), and a round has as many sub-rounds as it takes for each class
- * to be measured equally (4 with one flow, 1 with a multiple of 4). Per variant the report gives transactions per second, the RTT mean and percentiles,
- * the cross-CPU hops per transaction and the threads' CPU share, over all classes and per class; ratios of mean RTT to
- * each variant's counterpart on the first setting of an axis ({@code hash}, busy polling off), over all classes and
- * per class; and the issue's targets, which need busy polling, held against the worst class.
+ * to be measured equally (4 with one flow, 1 with a multiple of 4). Per variant the report gives transactions per
+ * second, the RTT mean and percentiles, the cross-CPU hops per transaction and the threads' CPU share, over all classes
+ * and per class; ratios of mean RTT to each variant's counterpart on the first setting of an axis ({@code hash}, busy
+ * polling off), over all classes and per class; and the issue's targets, which need busy polling, held against the
+ * worst class.
  */
 public final class RrBench
 {
@@ -140,13 +141,13 @@ public final class RrBench
             {
                 final int v = runsAt(block, i, count);
                 final RrVariant variant = VARIANTS.get(v);
-                final RrRound.Result result = new RrRound(variant, options.flows(), shift).run(
-                    TimeUnit.MILLISECONDS.toNanos(options.warmMillis()), TimeUnit.MILLISECONDS.toNanos(options.millis()));
+                final RrRound.Result result = new RrRound(variant, options.flows(), shift).run(TimeUnit.MILLISECONDS
+                    .toNanos(options.warmMillis()), TimeUnit.MILLISECONDS.toNanos(options.millis()));
                 final Histogram rtt = result.rtt();
                 out.status(List.of(String.format(Locale.ROOT, "  %d/%d %-10s %-18s %-9s %,9.0f txn/s  RTT mean %s " +
                     "p50 %s p99 %s", ++done, runs, label, placed(result), variant.name(),
-                    result.transactionsPerSecond(), Units.nanos(rtt.getMean()), Units.nanos(rtt.getValueAtPercentile(50)),
-                    Units.nanos(rtt.getValueAtPercentile(99))),
+                    result.transactionsPerSecond(), Units.nanos(rtt.getMean()),
+                    Units.nanos(rtt.getValueAtPercentile(50)), Units.nanos(rtt.getValueAtPercentile(99))),
                     String.format(Locale.ROOT, "hops/txn %.2f", result.tally().hopsPerTransaction()),
                     String.format(Locale.ROOT, "CPU %.2f", result.cpu().total()),
                     String.format(Locale.ROOT, "dropped %d%s, lost %d, late %d, stalled %d%s", result.dropped(),
@@ -162,15 +163,15 @@ public final class RrBench
         out.finish();
         return summarise(VARIANTS, results, String.format(Locale.ROOT,
             "closed-loop request/response over %s, %d CPUs, %d flows of one transaction in flight; %d rounds of " +
-            "%d sub-rounds, each a run per variant of %d ms after %d ms of load, after 1 warm-up run; every placement " +
-            "class (%s) has as many flow-runs as the others; the figures' rounds are the runs", RrRound.DEVICE,
-            RrRound.CPUS, options.flows(), options.rounds(), subRounds, options.millis(), options.warmMillis(),
+            "%d sub-rounds, each a run per variant of %d ms after %d ms of load, after 1 warm-up run; every " +
+            "placement class (%s) has as many flow-runs as the others; the figures' rounds are the runs",
+            RrRound.DEVICE, RrRound.CPUS, options.flows(), options.rounds(), subRounds, options.millis(), options.warmMillis(),
             classLabels()));
     }
 
     private static String classLabels()
     {
-        return String.join(", ", RrPlacement.CLASSES.stream().map(RrPlacement.Class::label).toList());
+        return String.join(", ", RrPlacement.CLASSES.stream().map(RrPlacement.Placement::label).toList());
     }
 
     /** The classes a run's flows were in, for its progress line: the one class, or how many flows each had. */
@@ -234,7 +235,7 @@ public final class RrBench
     }
 
     /** {@code [rx-near+hash-far]}: what a figure or ratio of one placement class is suffixed with. */
-    static String bracket(final RrPlacement.Class placement)
+    static String bracket(final RrPlacement.Placement placement)
     {
         return "[" + placement.label() + "]";
     }

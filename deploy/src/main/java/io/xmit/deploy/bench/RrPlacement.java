@@ -9,14 +9,15 @@ import io.xmit.pipeline.flow.Hashing;
 import io.xmit.pipeline.flow.Toeplitz;
 
 /**
- * Where an {@code rr} flow's queues sit against its sockets' CPU, chosen rather than left to chance. Two things place
- * a flow's traffic: the {@code loop} device's RSS (the Toeplitz hash under its default key, through the indirection
- * table {@code i mod rxQueues}) picks the RX queue each direction arrives on, and the pipeline's flow hash (SipHash under
- * a key drawn at random per pipeline, §3.4) picks {@code hash}'s TX queue, the same for both directions. Queue q's
- * actors run on CPU q mod cpus. A {@link Class} says, for both, whether it is the sockets' CPU ({@code near}) or the
- * other ({@code far}); {@link #clientPort} picks a client port that lands the flow in the class, given the pipeline's
- * flow-hash key. The sockets' CPU stays f mod cpus, so over the classes the sockets are placed independently of their
- * queues, as threads that are not pinned are; but each class is measured as often as the others in every run.
+ * Where an {@code rr} flow's queues sit against its sockets' CPU, chosen rather than left to chance. Two things place a
+ * flow's traffic: the {@code loop} device's RSS (the Toeplitz hash under its default key, through the indirection table
+ * {@code i mod rxQueues}) picks the RX queue each direction arrives on, and the pipeline's flow hash (SipHash under a
+ * key drawn at random per pipeline, §3.4) picks {@code hash}'s TX queue, the same for both directions. Queue q's
+ * actors run on CPU q mod cpus. A {@link Placement}, a placement class, says for both whether it is the sockets' CPU
+ * ({@code near}) or the other ({@code far}); {@link #clientPort} picks a client port that lands the flow in the class,
+ * given the pipeline's flow-hash key. The sockets' CPU stays f mod cpus, so over the classes the sockets are placed
+ * independently of their queues, as threads that are not pinned are; but each class is measured as often as the
+ * others in every run.
  */
 final class RrPlacement
 {
@@ -31,9 +32,10 @@ final class RrPlacement
      *
      * @param label   {@code rx-near+hash-far} and so on, as figures and ratios are suffixed with.
      * @param rxNear  both directions arrive on an RX queue of the sockets' CPU; otherwise both on the other CPU's.
-     * @param hashNear under {@code hash}, both directions leave on a TX queue of the sockets' CPU; otherwise the other's.
+     * @param hashNear under {@code hash}, both directions leave on a TX queue of the sockets' CPU; otherwise the
+     *                 other's.
      */
-    record Class(String label, boolean rxNear, boolean hashNear)
+    record Placement(String label, boolean rxNear, boolean hashNear)
     {
     }
 
@@ -41,11 +43,11 @@ final class RrPlacement
      * The classes in the order a flow goes through them, round after round: the RX side alternates every time, the
      * hash's side every other time, so that any two consecutive runs differ and four runs hold each once.
      */
-    static final List<Class> CLASSES = List.of(
-        new Class("rx-near+hash-near", true, true),
-        new Class("rx-far+hash-far", false, false),
-        new Class("rx-near+hash-far", true, false),
-        new Class("rx-far+hash-near", false, true));
+    static final List<Placement> CLASSES = List.of(
+        new Placement("rx-near+hash-near", true, true),
+        new Placement("rx-far+hash-far", false, false),
+        new Placement("rx-near+hash-far", true, false),
+        new Placement("rx-far+hash-near", false, true));
 
     private final Toeplitz rss = Toeplitz.withDefaultKey();
     private final FlowHasher hasher;
@@ -68,7 +70,7 @@ final class RrPlacement
     }
 
     /** The class flow {@code flow} is in when the flows' classes are shifted by {@code shift}. */
-    static Class classOf(final int flow, final int shift)
+    static Placement classOf(final int flow, final int shift)
     {
         return CLASSES.get((flow + shift) % CLASSES.size());
     }
@@ -107,8 +109,8 @@ final class RrPlacement
      *
      * @throws IllegalStateException if no port up to 65535 is (the hash would have to be broken).
      */
-    int clientPort(final String client, final String server, final int serverPort, final int cpu, final Class wanted,
-        final Set<Integer> taken)
+    int clientPort(final String client, final String server, final int serverPort, final int cpu,
+        final Placement wanted, final Set<Integer> taken)
     {
         for (int port = CLIENT_PORT_BASE; port < CLIENT_PORT_LIMIT; port++)
         {
@@ -125,7 +127,8 @@ final class RrPlacement
      * The class the flow {@code client:clientPort} to {@code server:serverPort}, sockets on {@code cpu}, is in; null if
      * its request and its reply arrive on different CPUs' RX queues, which no class is.
      */
-    Class classOf(final String client, final int clientPort, final String server, final int serverPort, final int cpu)
+    Placement classOf(final String client, final int clientPort, final String server, final int serverPort,
+        final int cpu)
     {
         final boolean requestNear = cpuOf(rxQueue(client, clientPort, server, serverPort)) == cpu;
         final boolean replyNear = cpuOf(rxQueue(server, serverPort, client, clientPort)) == cpu;

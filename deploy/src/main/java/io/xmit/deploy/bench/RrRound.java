@@ -132,7 +132,7 @@ final class RrRound
      * @param rtt       their RTTs in the window, ns.
      * @param tally     what they counted in the window.
      */
-    record Placed(RrPlacement.Class placement, int flows, Histogram rtt, RrTally tally)
+    record Placed(RrPlacement.Placement placement, int flows, Histogram rtt, RrTally tally)
     {
     }
 
@@ -321,7 +321,7 @@ final class RrRound
         final List<Placed> placed = new ArrayList<>();
         for (int c = 0; c < RrPlacement.CLASSES.size(); c++)
         {
-            final RrPlacement.Class placement = RrPlacement.CLASSES.get(c);
+            final RrPlacement.Placement placement = RrPlacement.CLASSES.get(c);
             rttAll.add(window.rtt().get(c));
             tallyAll = tallyAll.plus(window.tally().get(c));
             placed.add(new Placed(placement, (int)IntStream.range(0, flows)
@@ -359,7 +359,7 @@ final class RrRound
         final Set<Integer> taken = new HashSet<>();
         for (int f = 0; f < flows; f++)
         {
-            final RrPlacement.Class placed = RrPlacement.classOf(f, shift);
+            final RrPlacement.Placement placed = RrPlacement.classOf(f, shift);
             final int clientPort = placement.clientPort(CLIENT_ADDRESS, SERVER_ADDRESS, SERVICE_PORT_BASE + f,
                 f % CPUS, placed, taken);
             taken.add(clientPort);
@@ -460,7 +460,7 @@ final class RrRound
     private List<RrTally> tallies()
     {
         final List<RrTally> sums = new ArrayList<>();
-        for (final RrPlacement.Class placement : RrPlacement.CLASSES)
+        for (final RrPlacement.Placement placement : RrPlacement.CLASSES)
         {
             RrTally sum = RrTally.ZERO;
             for (int f = 0; f < loop.size(); f++)

@@ -207,7 +207,7 @@ class RrBenchTest
         for (int v = 0; v < variants.size(); v++)
         {
             final List<RrRound.Result> runs = new ArrayList<>();
-            for (final RrPlacement.Class placement : RrPlacement.CLASSES)
+            for (final RrPlacement.Placement placement : RrPlacement.CLASSES)
             {
                 final boolean busy = v >= 3;
                 final boolean hash = 0 == v % 3;
@@ -300,7 +300,7 @@ class RrBenchTest
      * A second's round of one flow in class {@code placement}: {@code transactions}, every one {@code rttNanos}, with
      * {@code hops} hops per transaction.
      */
-    private static RrRound.Result oneFlow(final RrPlacement.Class placement, final long transactions,
+    private static RrRound.Result oneFlow(final RrPlacement.Placement placement, final long transactions,
         final long rttNanos, final long hops)
     {
         final Histogram rtt = new Histogram(3);
@@ -308,7 +308,7 @@ class RrBenchTest
         final long each = hops * transactions / 4;
         final RrTally tally = new RrTally(transactions, transactions, each, each, each, each, 0, 0, 0, 0);
         final List<RrRound.Placed> placed = new ArrayList<>();
-        for (final RrPlacement.Class other : RrPlacement.CLASSES)
+        for (final RrPlacement.Placement other : RrPlacement.CLASSES)
         {
             placed.add(other.equals(placement) ? new RrRound.Placed(other, 1, rtt, tally) :
                 new RrRound.Placed(other, 0, new Histogram(3), RrTally.ZERO));

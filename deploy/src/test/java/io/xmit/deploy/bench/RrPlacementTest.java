@@ -21,9 +21,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 /**
- * The rr bench's placement classes: a flow's client port lands it on the RX queues and {@code hash}'s TX queue its class
- * says, checked against the project's own Toeplitz and flow hash and against a running pipeline's TX queue choice per
- * XPS mode; the sub-rounds step every flow through the classes, alternating, each class as often as the others.
+ * The rr bench's placement classes: a flow's client port lands it on the RX queues and {@code hash}'s TX queue its
+ * class says, checked against the project's own Toeplitz and flow hash and against a running pipeline's TX queue
+ * choice per XPS mode; the sub-rounds step every flow through the classes, alternating, each class as often as the
+ * others.
  */
 class RrPlacementTest
 {
@@ -38,7 +39,7 @@ class RrPlacementTest
         for (final FlowHasher key : KEYS)
         {
             final RrPlacement placement = new RrPlacement(key, RrRound.CPUS, RrRound.QUEUES, RrRound.QUEUES);
-            for (final RrPlacement.Class wanted : RrPlacement.CLASSES)
+            for (final RrPlacement.Placement wanted : RrPlacement.CLASSES)
             {
                 final Set<Integer> taken = new HashSet<>();
                 for (int f = 0; f < FLOWS; f++)
@@ -82,7 +83,7 @@ class RrPlacementTest
                 final Set<Integer> taken = new HashSet<>();
                 for (int f = 0; f < FLOWS; f++)
                 {
-                    final RrPlacement.Class wanted = RrPlacement.classOf(f, 0);
+                    final RrPlacement.Placement wanted = RrPlacement.classOf(f, 0);
                     final int cpu = f % RrRound.CPUS;
                     final int serverPort = RrRound.SERVICE_PORT_BASE + f;
                     final int port = placement.clientPort(RrRound.CLIENT_ADDRESS, RrRound.SERVER_ADDRESS, serverPort,
@@ -120,7 +121,7 @@ class RrPlacementTest
         {
             for (int round = 0; round < 3; round++)
             {
-                final Map<RrPlacement.Class, Integer> runs = new HashMap<>();
+                final Map<RrPlacement.Placement, Integer> runs = new HashMap<>();
                 for (int subRound = 0; subRound < RrPlacement.subRounds(flows); subRound++)
                 {
                     for (int f = 0; f < flows; f++)
@@ -143,7 +144,7 @@ class RrPlacementTest
     {
         for (final int flows : List.of(1, 16))
         {
-            final List<RrPlacement.Class> classes = new ArrayList<>();
+            final List<RrPlacement.Placement> classes = new ArrayList<>();
             for (int round = 0; round < 8 / RrPlacement.subRounds(flows); round++)
             {
                 for (int subRound = 0; subRound < RrPlacement.subRounds(flows); subRound++)
@@ -157,13 +158,13 @@ class RrPlacementTest
             }
             assertEquals(Set.copyOf(RrPlacement.CLASSES), Set.copyOf(classes.subList(0, 4)), flows + " flows");
         }
-        final List<RrPlacement.Class> classes = new ArrayList<>();
+        final List<RrPlacement.Placement> classes = new ArrayList<>();
         for (int subRound = 0; subRound < RrPlacement.subRounds(1); subRound++)
         {
             classes.add(RrPlacement.classOf(0, RrPlacement.shift(1, 0, subRound)));
         }
         assertEquals(List.of("rx-near+hash-near", "rx-far+hash-far", "rx-near+hash-far", "rx-far+hash-near"),
-            classes.stream().map(RrPlacement.Class::label).toList());
+            classes.stream().map(RrPlacement.Placement::label).toList());
     }
 
     /** The device's RX queue: the Toeplitz hash through the default indirection table, entry i being i mod queues. */
