@@ -16,11 +16,16 @@ import org.HdrHistogram.Histogram;
  * ({@link RrRound}, {@link RrFlow}), one transaction in flight per flow, the clients' handlers sending the next
  * request. The variants are the product of two axes of pipeline keys ({@link RrVariant}): the XPS mode — TX queues
  * picked by the flow hash ({@code hash}), by the sending CPU ({@code xps-cpus}) or by the RX queue the socket's
- * traffic arrives on ({@code xps-rxqs}) — and busy polling. After one warm-up round, every round runs each variant
- * once on a fresh pipeline, the order rotated by one each round (A B C, B C A, C A B …) so that no variant always
- * follows the same one. Per variant the report gives transactions per second, the RTT mean and percentiles, the
- * cross-CPU hops per transaction and the threads' CPU share; ratios of mean RTT to each variant's counterpart on
- * the first setting of an axis ({@code hash}, busy polling off); and the issue's targets, which need busy polling.
+ * traffic arrives on ({@code xps-rxqs}) — and busy polling. After one warm-up run of each variant, every round
+ * runs each variant once per sub-round on a fresh pipeline, the order rotated by one each time (A B C, B C A, C A B …)
+ * so that no variant always follows the same one. Each flow has a placement class ({@link RrPlacement}): where its RX
+ * queues and {@code hash}'s TX queue sit against its sockets' CPU, chosen by the client's port; the classes shift from
+ * one sub-round to the next ({@link RrPlacement#shift}), and a round has as many sub-rounds as it takes for each class
+ * to be measured equally (4 with one flow, 1 with a multiple of 4). Per variant the report gives transactions per
+ * second, the RTT mean and percentiles, the cross-CPU hops per transaction and the threads' CPU share, over all classes
+ * and per class; ratios of mean RTT to each variant's counterpart on the first setting of an axis ({@code hash}, busy
+ * polling off), over all classes and per class; and the issue's targets, which need busy polling, held against the
+ * worst class.
  */
 public final class RrBench
 {
@@ -83,7 +88,7 @@ public final class RrBench
          */
         public long estimatedSeconds()
         {
-            return (rounds + 1) * VARIANTS.size() * (warmMillis + millis + 2_000) / 1000;
+            return (rounds * RrPlacement.subRounds(flows) + 1) * VARIANTS.size() * (warmMillis + millis + 2_000) / 1000;
         }
 
         public Options withRounds(final int measured)
@@ -113,37 +118,43 @@ public final class RrBench
      */
     public static ScenarioResult run(final Options options, final LiveOutput out)
     {
+        final int subRounds = RrPlacement.subRounds(options.flows());
         out.println(String.format(Locale.ROOT, "rr: %s; closed loop, %d flows of one transaction in flight; " +
-            "1 warm-up and %d measured rounds of %d ms after %d ms of load, the order rotated each round",
-            String.join(", ", names()), options.flows(), options.rounds(), options.millis(), options.warmMillis()));
+            "1 warm-up and %d measured rounds of %d sub-rounds (placement classes %s, shifted each time) of " +
+            "%d ms after %d ms of load, the order rotated each time", String.join(", ", names()), options.flows(),
+            options.rounds(), subRounds, classLabels(), options.millis(), options.warmMillis()));
         final int count = VARIANTS.size();
-        final int runs = (options.rounds() + 1) * count;
+        final int runs = (options.rounds() * subRounds + 1) * count;
         final List<List<RrRound.Result>> results = new ArrayList<>();
         for (int v = 0; v < count; v++)
         {
             results.add(new ArrayList<>());
         }
-        for (int round = 0; round <= options.rounds(); round++)
+        int done = 0;
+        for (int block = 0; block <= options.rounds() * subRounds; block++)
         {
-            final String label = 0 == round ? "warm-up" : "round " + round;
+            final int round = 0 == block ? 0 : (block - 1) / subRounds + 1;
+            final int subRound = 0 == block ? 0 : (block - 1) % subRounds;
+            final int shift = 0 == block ? 0 : RrPlacement.shift(options.flows(), round - 1, subRound);
+            final String label = 0 == block ? "warm-up" : "round " + round + "." + subRound;
             for (int i = 0; i < count; i++)
             {
-                final int v = runsAt(round, i, count);
+                final int v = runsAt(block, i, count);
                 final RrVariant variant = VARIANTS.get(v);
-                final RrRound.Result result = new RrRound(variant, options.flows()).run(
-                    TimeUnit.MILLISECONDS.toNanos(options.warmMillis()), TimeUnit.MILLISECONDS.toNanos(options.millis()));
+                final RrRound.Result result = new RrRound(variant, options.flows(), shift).run(TimeUnit.MILLISECONDS
+                    .toNanos(options.warmMillis()), TimeUnit.MILLISECONDS.toNanos(options.millis()));
                 final Histogram rtt = result.rtt();
-                out.status(List.of(String.format(Locale.ROOT, "  %d/%d %-8s %-9s %,9.0f txn/s  RTT mean %s p50 %s " +
-                    "p99 %s", round * count + i + 1, runs, label, variant.name(), result.transactionsPerSecond(),
-                    Units.nanos(rtt.getMean()), Units.nanos(rtt.getValueAtPercentile(50)),
-                    Units.nanos(rtt.getValueAtPercentile(99))),
+                out.status(List.of(String.format(Locale.ROOT, "  %d/%d %-10s %-18s %-9s %,9.0f txn/s  RTT mean %s " +
+                    "p50 %s p99 %s", ++done, runs, label, placed(result), variant.name(),
+                    result.transactionsPerSecond(), Units.nanos(rtt.getMean()),
+                    Units.nanos(rtt.getValueAtPercentile(50)), Units.nanos(rtt.getValueAtPercentile(99))),
                     String.format(Locale.ROOT, "hops/txn %.2f", result.tally().hopsPerTransaction()),
                     String.format(Locale.ROOT, "CPU %.2f", result.cpu().total()),
                     String.format(Locale.ROOT, "dropped %d%s, lost %d, late %d, stalled %d%s", result.dropped(),
                         result.drops().isEmpty() ? "" : " " + result.drops(), result.tally().lost(),
                         result.tally().late(), result.stalled(),
                         result.refused().isEmpty() ? "" : ", flows refused " + result.refused())));
-                if (round > 0)
+                if (block > 0)
                 {
                     results.get(v).add(result);
                 }
@@ -152,8 +163,23 @@ public final class RrBench
         out.finish();
         return summarise(VARIANTS, results, String.format(Locale.ROOT,
             "closed-loop request/response over %s, %d CPUs, %d flows of one transaction in flight; %d rounds of " +
-            "%d ms after %d ms of load, after 1 warm-up round", RrRound.DEVICE, RrRound.CPUS, options.flows(),
-            options.rounds(), options.millis(), options.warmMillis()));
+            "%d sub-rounds, each a run per variant of %d ms after %d ms of load, after 1 warm-up run; every " +
+            "placement class (%s) has as many flow-runs as the others; the figures' rounds are the runs",
+            RrRound.DEVICE, RrRound.CPUS, options.flows(), options.rounds(), subRounds, options.millis(), options.warmMillis(),
+            classLabels()));
+    }
+
+    private static String classLabels()
+    {
+        return String.join(", ", RrPlacement.CLASSES.stream().map(RrPlacement.Placement::label).toList());
+    }
+
+    /** The classes a run's flows were in, for its progress line: the one class, or how many flows each had. */
+    static String placed(final RrRound.Result result)
+    {
+        final List<RrRound.Placed> present = result.placed().stream().filter(placed -> placed.flows() > 0).toList();
+        return 1 == present.size() ? present.getFirst().placement().label() :
+            String.join(" ", present.stream().map(placed -> String.valueOf(placed.flows())).toList()) + " flows";
     }
 
     /** Which variant runs {@code position}th in {@code round}: the order rotated by one each round. */
@@ -190,11 +216,35 @@ public final class RrBench
                             result.rtt().getMean() / against.rtt().getMean() : Double.NaN);
                     }
                     ratios.put("rtt_mean " + names.get(v).name() + "/" + counterpart.name(), completeRounds(perRound));
+                    for (int c = 0; c < RrPlacement.CLASSES.size(); c++)
+                    {
+                        final List<Double> perClass = new ArrayList<>();
+                        for (int r = 0; r < results.get(v).size(); r++)
+                        {
+                            perClass.add(classMean(results.get(v).get(r), c) /
+                                classMean(results.get(reference).get(r), c));
+                        }
+                        ratios.put("rtt_mean " + names.get(v).name() + "/" + counterpart.name() + " " +
+                            bracket(RrPlacement.CLASSES.get(c)), completeRounds(perClass));
+                    }
                 }
             }
         }
         return new ScenarioResult(SCENARIO, setup, results.getFirst().size(), variants, ratios,
             targets(variants, ratios));
+    }
+
+    /** {@code [rx-near+hash-far]}: what a figure or ratio of one placement class is suffixed with. */
+    static String bracket(final RrPlacement.Placement placement)
+    {
+        return "[" + placement.label() + "]";
+    }
+
+    /** The mean RTT, ns, of class {@code c}'s flows in a complete round; NaN if it had none or is incomplete. */
+    private static double classMean(final RrRound.Result result, final int c)
+    {
+        final Histogram rtt = result.placed().get(c).rtt();
+        return result.complete() && rtt.getTotalCount() > 0 ? rtt.getMean() : Double.NaN;
     }
 
     private static ScenarioResult.Variant figures(final String name, final List<RrRound.Result> rounds)
@@ -233,6 +283,18 @@ public final class RrBench
             add(values, "late_replies", tally.late());
             add(values, "flows_stalled", result.stalled());
             add(values, "datagrams_dropped", result.dropped());
+            for (final RrRound.Placed placed : result.placed())
+            {
+                final String suffix = " " + bracket(placed.placement());
+                final Histogram classRtt = placed.rtt();
+                final boolean measured = complete && classRtt.getTotalCount() > 0;
+                add(values, "flows" + suffix, placed.flows());
+                add(values, "hops_per_transaction" + suffix,
+                    placed.flows() > 0 ? placed.tally().hopsPerTransaction() : Double.NaN);
+                add(values, "rtt_mean_us" + suffix, measured ? classRtt.getMean() / 1000 : Double.NaN);
+                add(values, "rtt_p50_us" + suffix, measured ? classRtt.getValueAtPercentile(50) / 1000.0 : Double.NaN);
+                add(values, "rtt_p99_us" + suffix, measured ? classRtt.getValueAtPercentile(99) / 1000.0 : Double.NaN);
+            }
         }
         final Map<String, Stat> figures = new LinkedHashMap<>();
         values.forEach((figure, perRound) -> figures.put(figure, completeRounds(perRound)));
@@ -246,10 +308,11 @@ public final class RrBench
     }
 
     /**
-     * The issue's targets, all about busy polling: each busy-polling variant's RTT p50 and p99 (the worst of them is
-     * held against the bound), and xps-rxqs against hash under busy polling. Without busy-polling variants they are
-     * not measured, and say so; nor are they if a busy-polling variant has no round without lost transactions (its
-     * figure is NaN, and so is the worst).
+     * The issue's targets, all about busy polling: each busy-polling variant's RTT p50 and p99 in each placement class
+     * (the worst class of the worst variant is held against the bound: every class must meet it), and xps-rxqs against
+     * hash under busy polling over all classes, which are measured equally (the per-class ratios are in the ratios).
+     * Without busy-polling variants they are not measured, and say so; nor are they if a busy-polling variant has a
+     * class with no round without lost transactions (its figure is NaN, and so is the worst).
      */
     static List<Target> targets(final List<ScenarioResult.Variant> variants, final Map<String, Stat> ratios)
     {
@@ -258,10 +321,12 @@ public final class RrBench
         final List<Target> targets = new ArrayList<>();
         for (final String figure : List.of("rtt_p50_us", "rtt_p99_us"))
         {
-            final String name = figure + " " + BUSY_POLLING + " (worst XPS mode)";
+            final String name = figure + " " + BUSY_POLLING + " (worst XPS mode and placement class)";
             final double bound = "rtt_p50_us".equals(figure) ? P50_TARGET_US : P99_TARGET_US;
             targets.add(busy.isEmpty() ? Target.notMeasured(name, false, bound) : new Target(name, false, bound,
-                busy.stream().mapToDouble(variant -> variant.figures().get(figure).median()).max().orElseThrow()));
+                busy.stream().flatMap(variant -> RrPlacement.CLASSES.stream()
+                        .map(placement -> variant.figures().get(figure + " " + bracket(placement)).median()))
+                    .mapToDouble(Double::doubleValue).max().orElseThrow()));
         }
         final String rxqs = "rtt_mean xps-rxqs" + RrVariant.JOIN + BUSY_POLLING + "/" + REFERENCE + RrVariant.JOIN +
             BUSY_POLLING;

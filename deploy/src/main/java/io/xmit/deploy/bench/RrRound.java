@@ -2,8 +2,10 @@ package io.xmit.deploy.bench;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -12,6 +14,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
+import java.util.stream.IntStream;
 
 import akka.actor.typed.ActorSystem;
 import akka.actor.typed.DispatcherSelector;
@@ -27,6 +30,7 @@ import io.xmit.actors.StopReport;
 import io.xmit.actors.UdpSocket;
 import io.xmit.actors.cpu.Cpus;
 import io.xmit.actors.stats.CounterType;
+import io.xmit.actors.stats.XpsMapsFile;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
@@ -34,8 +38,10 @@ import org.HdrHistogram.Recorder;
  * One round of one {@code rr} variant, closed loop: a pipeline of its own on the {@code loop} device (4 TX and 4 RX
  * queues per port, 2 CPUs) with the variant's keys, and {@code flows} flows of one transaction in flight each
  * ({@link RrFlow}). Port B runs one connected client socket per flow, port A one connected server socket per flow;
- * both of flow f's sockets run on CPU f mod 2, whatever RX queue the flow's traffic hashes to: sockets placed
- * independently of their RX queues, as threads that are not pinned are. An actor on each CPU sends that CPU's flows'
+ * both of flow f's sockets run on CPU f mod 2. Where the flow's queues sit is chosen, not drawn: flow f is in the
+ * placement class {@link RrPlacement#classOf(int, int)} under the round's shift, and its client port is the first that
+ * lands it there under the pipeline's own flow-hash key ({@link RrPlacement}), read from the pipeline's XPS maps file
+ * once it has started. An actor on each CPU sends that CPU's flows'
  * first requests; from then on the clients' handlers keep the loop going, and the actor's timer, every quarter of the
  * timeout ({@link RrFlow#TIMEOUT_NANOS} in the bench), gives up on the transactions that got no reply in the timeout,
  * so that a dropped request or reply costs its flow one lost transaction, not the rest of the round.
@@ -46,11 +52,14 @@ import org.HdrHistogram.Recorder;
  */
 final class RrRound
 {
-    static final String DEVICE = "loop:tx=4,rx=4,ring=1024";
+    /** TX and RX queues per port. */
+    static final int QUEUES = 4;
+    static final String DEVICE = "loop:tx=" + QUEUES + ",rx=" + QUEUES + ",ring=1024";
     static final int CPUS = 2;
+    static final String SERVER_ADDRESS = "10.0.0.1";
+    static final String CLIENT_ADDRESS = "10.0.0.2";
+    static final int SERVICE_PORT_BASE = 20000;
 
-    private static final int SERVICE_PORT_BASE = 20000;
-    private static final int CLIENT_PORT_BASE = 40000;
     private static final long START_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long IDLE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(2);
     private static final Duration STOP_DEADLINE = Duration.ofSeconds(3);
@@ -74,10 +83,16 @@ final class RrRound
      * @param stop    the pipeline's stop, with its final books (balanced: a round whose books do not balance throws).
      * @param interrupts the RX interrupts the device raised in the window, both ports: each one a wake-up of the
      *                   device's interrupt thread and a Poll it sends to an RX queue's actor.
+     * @param placed  per placement class, in {@link RrPlacement#CLASSES}' order: its flows' share of the above.
      */
     record Result(Histogram rtt, RrTally tally, ThreadCpu.Usage cpu, long nanos, int stalled,
-        Map<String, Long> refused, StopReport stop, long interrupts)
+        Map<String, Long> refused, StopReport stop, long interrupts, List<Placed> placed)
     {
+        Result
+        {
+            placed = List.copyOf(placed);
+        }
+
         /** Datagrams the pipeline dropped in the round, transmit and receive, by their counted reason. */
         Map<String, Long> drops()
         {
@@ -109,39 +124,59 @@ final class RrRound
         }
     }
 
-    /** What a round measured, before the stop. */
-    private record Window(Histogram rtt, RrTally tally, ThreadCpu.Usage cpu, long nanos, long interrupts)
+    /**
+     * The flows of one placement class in a round.
+     *
+     * @param placement the class.
+     * @param flows     how many of the round's flows were in it; 0 if none, and then the rest is empty.
+     * @param rtt       their RTTs in the window, ns.
+     * @param tally     what they counted in the window.
+     */
+    record Placed(RrPlacement.Placement placement, int flows, Histogram rtt, RrTally tally)
+    {
+    }
+
+    /** What a round measured, before the stop: per class, in {@link RrPlacement#CLASSES}' order. */
+    private record Window(List<Histogram> rtt, List<RrTally> tally, ThreadCpu.Usage cpu, long nanos,
+        long interrupts)
     {
     }
 
     private final RrVariant variant;
     private final int flows;
+    private final int shift;
     private final long timeoutNanos;
     private final UnaryOperator<DatagramHandler> server;
     private final String systemName;
-    private final Recorder rtt = new Recorder(3);
+    private final List<Recorder> rtt = RrPlacement.CLASSES.stream().map(placement -> new Recorder(3)).toList();
     private final AtomicReferenceArray<Thread> cpuThreads = new AtomicReferenceArray<>(CPUS);
     private final CountDownLatch started = new CountDownLatch(CPUS);
     private final List<RrFlow> loop = new ArrayList<>();
     private final List<UdpSocket> clients = new ArrayList<>();
     private volatile boolean running = true;
 
-    RrRound(final RrVariant variant, final int flows)
+    /** A round of the bench: flow f in placement class {@link RrPlacement#classOf}{@code (f, shift)}. */
+    RrRound(final RrVariant variant, final int flows, final int shift)
     {
-        this(variant, flows, RrFlow.TIMEOUT_NANOS, UnaryOperator.identity());
+        this(variant, flows, shift, RrFlow.TIMEOUT_NANOS, UnaryOperator.identity());
     }
 
     /**
+     * @param shift        shifts every flow's placement class by this many ({@link RrPlacement#classOf}).
      * @param timeoutNanos how long a client waits for a reply before it counts the transaction lost.
      * @param server wraps each flow's echo before it becomes the server socket's handler: the network between the
      *               flows' ends, e.g. one that loses or delays a datagram.
      */
-    RrRound(final RrVariant variant, final int flows, final long timeoutNanos,
+    RrRound(final RrVariant variant, final int flows, final int shift, final long timeoutNanos,
         final UnaryOperator<DatagramHandler> server)
     {
         if (flows < 1)
         {
             throw new IllegalArgumentException("rr flows " + flows + " is not >= 1");
+        }
+        if (shift < 0)
+        {
+            throw new IllegalArgumentException("rr placement shift " + shift + " is not >= 0");
         }
         if (timeoutNanos < MIN_TIMEOUT_NANOS)
         {
@@ -150,6 +185,7 @@ final class RrRound
         this.timeoutNanos = timeoutNanos;
         this.variant = variant;
         this.flows = flows;
+        this.shift = shift;
         this.server = server;
         this.systemName = "bench-rr-" + INSTANCES.incrementAndGet();
     }
@@ -174,18 +210,23 @@ final class RrRound
         return run(Long.MAX_VALUE, pipeline ->
         {
             sleep(warmNanos);
-            rtt.reset();
-            final RrTally before = tally();
+            rtt.forEach(Recorder::reset);
+            final List<RrTally> before = tallies();
             final long interruptsBefore = interrupts(pipeline);
             final ThreadCpu.Sample cpuBefore = ThreadCpu.sample(threads(), systemName);
             final long start = System.nanoTime();
             sleep(windowNanos);
-            final Histogram window = rtt.getIntervalHistogram();
-            final RrTally after = tally();
+            final List<Histogram> window = intervals();
+            final List<RrTally> after = tallies();
             final long interruptsAfter = interrupts(pipeline);
             final ThreadCpu.Sample cpuAfter = ThreadCpu.sample(threads(), systemName);
             final long nanos = System.nanoTime() - start;
-            return new Window(window, after.minus(before), ThreadCpu.between(cpuBefore, cpuAfter, nanos), nanos,
+            final List<RrTally> tally = new ArrayList<>();
+            for (int c = 0; c < after.size(); c++)
+            {
+                tally.add(after.get(c).minus(before.get(c)));
+            }
+            return new Window(window, tally, ThreadCpu.between(cpuBefore, cpuAfter, nanos), nanos,
                 interruptsAfter - interruptsBefore);
         }, false);
     }
@@ -209,7 +250,7 @@ final class RrRound
             final long start = System.nanoTime();
             awaitEvery(RrFlow::finished, timeoutNanos);
             final long nanos = System.nanoTime() - start;
-            return new Window(rtt.getIntervalHistogram(), tally(),
+            return new Window(intervals(), tallies(),
                 ThreadCpu.between(cpuBefore, ThreadCpu.sample(threads(), systemName), nanos), nanos,
                 interrupts(pipeline) - interruptsBefore);
         }, true);
@@ -263,13 +304,38 @@ final class RrRound
             final int stalled = (int)loop.stream().filter(flow -> !flow.idle()).count();
             final Map<String, Long> refused = new TreeMap<>();
             refusals().values().forEach(result -> refused.merge(result, 1L, Long::sum));
-            return new Result(window.rtt(), window.tally(), window.cpu(), window.nanos(), stalled, refused, stop,
-                window.interrupts());
+            return result(window, stalled, refused, stop);
         }
         finally
         {
             BenchSystems.terminate(system);
         }
+    }
+
+    /** The round's result: the classes' windows, and their sums. */
+    private Result result(final Window window, final int stalled, final Map<String, Long> refused,
+        final StopReport stop)
+    {
+        final Histogram rttAll = new Histogram(3);
+        RrTally tallyAll = RrTally.ZERO;
+        final List<Placed> placed = new ArrayList<>();
+        for (int c = 0; c < RrPlacement.CLASSES.size(); c++)
+        {
+            final RrPlacement.Placement placement = RrPlacement.CLASSES.get(c);
+            rttAll.add(window.rtt().get(c));
+            tallyAll = tallyAll.plus(window.tally().get(c));
+            placed.add(new Placed(placement, (int)IntStream.range(0, flows)
+                .filter(f -> RrPlacement.classOf(f, shift).equals(placement)).count(), window.rtt().get(c),
+                window.tally().get(c)));
+        }
+        return new Result(rttAll, tallyAll, window.cpu(), window.nanos(), stalled, refused, stop, window.interrupts(),
+            placed);
+    }
+
+    /** Each class's RTTs since the last call, in {@link RrPlacement#CLASSES}' order. */
+    private List<Histogram> intervals()
+    {
+        return rtt.stream().map(Recorder::getIntervalHistogram).toList();
     }
 
     /** The RX interrupts the device has raised so far, both ports. */
@@ -283,17 +349,35 @@ final class RrRound
         return interrupts;
     }
 
+    /**
+     * Opens each flow's sockets, the client's port chosen to land the flow in its class under this pipeline's flow-hash
+     * key (kernel-semantics §3.4: drawn per pipeline, so the ports are chosen after the start).
+     */
     private void openFlows(final Pipeline pipeline, final long perFlow)
     {
+        final RrPlacement placement = placement(pipeline);
+        final Set<Integer> taken = new HashSet<>();
         for (int f = 0; f < flows; f++)
         {
-            final RrFlow flow = new RrFlow(CPUS, perFlow, () -> running, rtt, timeoutNanos);
+            final RrPlacement.Placement placed = RrPlacement.classOf(f, shift);
+            final int clientPort = placement.clientPort(CLIENT_ADDRESS, SERVER_ADDRESS, SERVICE_PORT_BASE + f,
+                f % CPUS, placed, taken);
+            taken.add(clientPort);
+            final RrFlow flow = new RrFlow(CPUS, perFlow, () -> running, rtt.get(RrPlacement.CLASSES.indexOf(placed)),
+                timeoutNanos);
             loop.add(flow);
             pipeline.openUdp(SocketOptions.udp4(SERVICE_PORT_BASE + f).onCpu(f % CPUS)
-                .connect(Endpoint.of("10.0.0.2", CLIENT_PORT_BASE + f)).handler(server.apply(flow.server())));
-            clients.add(pipeline.openUdp(SocketOptions.udp4(CLIENT_PORT_BASE + f).onPort(1).onCpu(f % CPUS)
-                .connect(Endpoint.of("10.0.0.1", SERVICE_PORT_BASE + f)).handler(flow.client())));
+                .connect(Endpoint.of(CLIENT_ADDRESS, clientPort)).handler(server.apply(flow.server())));
+            clients.add(pipeline.openUdp(SocketOptions.udp4(clientPort).onPort(1).onCpu(f % CPUS)
+                .connect(Endpoint.of(SERVER_ADDRESS, SERVICE_PORT_BASE + f)).handler(flow.client())));
         }
+    }
+
+    /** The placement under {@code pipeline}'s flow-hash key, read from its XPS maps file. */
+    static RrPlacement placement(final Pipeline pipeline)
+    {
+        final XpsMapsFile.Maps maps = XpsMapsFile.read(XpsMapsFile.beside(pipeline.countersPath()));
+        return new RrPlacement(maps.hasher(), CPUS, QUEUES, QUEUES);
     }
 
     /**
@@ -369,12 +453,26 @@ final class RrRound
 
     private RrTally tally()
     {
-        RrTally sum = RrTally.ZERO;
-        for (final RrFlow flow : loop)
+        return tallies().stream().reduce(RrTally.ZERO, RrTally::plus);
+    }
+
+    /** What each class's flows counted so far, in {@link RrPlacement#CLASSES}' order. */
+    private List<RrTally> tallies()
+    {
+        final List<RrTally> sums = new ArrayList<>();
+        for (final RrPlacement.Placement placement : RrPlacement.CLASSES)
         {
-            sum = sum.plus(flow.tally());
+            RrTally sum = RrTally.ZERO;
+            for (int f = 0; f < loop.size(); f++)
+            {
+                if (RrPlacement.classOf(f, shift).equals(placement))
+                {
+                    sum = sum.plus(loop.get(f).tally());
+                }
+            }
+            sums.add(sum);
         }
-        return sum;
+        return sums;
     }
 
     /** Waits until every flow meets {@code condition}, or {@code timeoutNanos} have passed. */

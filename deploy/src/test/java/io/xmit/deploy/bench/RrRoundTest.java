@@ -32,7 +32,7 @@ class RrRoundTest
     @Test
     void completesExactlyFlowsTimesKTransactionsWithBalancedBooks()
     {
-        final RrRound.Result result = new RrRound(variant("xps-rxqs"), FLOWS, REPLY_TIMEOUT_NANOS,
+        final RrRound.Result result = new RrRound(variant("xps-rxqs"), FLOWS, 0, REPLY_TIMEOUT_NANOS,
             UnaryOperator.identity()).runTransactions(PER_FLOW, TIMEOUT_NANOS);
 
         final RrTally tally = result.tally();
@@ -59,7 +59,7 @@ class RrRoundTest
     @Test
     void aFlowWhoseRequestGotNoReplyTimesItOutAndGoesOnAndItsLateReplyIsNoRtt()
     {
-        final RrRound.Result result = new RrRound(variant("xps-rxqs"), FLOWS, REPLY_TIMEOUT_NANOS,
+        final RrRound.Result result = new RrRound(variant("xps-rxqs"), FLOWS, 0, REPLY_TIMEOUT_NANOS,
             RrRoundTest::holdsOneRequest)
             .runTransactions(PER_FLOW, TIMEOUT_NANOS);
 
@@ -82,12 +82,46 @@ class RrRoundTest
     @Test
     void underXpsByCpuNoPacketLeavesOnAnotherCpusQueue()
     {
-        final RrRound.Result result = new RrRound(variant("xps-cpus"), FLOWS, REPLY_TIMEOUT_NANOS,
+        final RrRound.Result result = new RrRound(variant("xps-cpus"), FLOWS, 0, REPLY_TIMEOUT_NANOS,
             UnaryOperator.identity()).runTransactions(PER_FLOW, TIMEOUT_NANOS);
 
         assertEquals(FLOWS * PER_FLOW, result.tally().transactions());
         assertEquals(0, result.tally().requestTxHops());
         assertEquals(0, result.tally().replyTxHops());
+    }
+
+    /**
+     * Under {@code hash} each flow makes exactly the hops its placement class says, every transaction: 2 RX hops if its
+     * RX queues are the other CPU's, 2 TX hops if its hash's TX queue is; shifted by one, each flow is in the next
+     * class. The handlers see the queues the device and the pipeline really used.
+     */
+    @Test
+    void eachFlowMakesTheHopsOfItsPlacementClass()
+    {
+        for (int shift = 0; shift < 2; shift++)
+        {
+            final RrRound.Result result = new RrRound(variant("hash"), RrPlacement.CLASSES.size(), shift,
+                REPLY_TIMEOUT_NANOS, UnaryOperator.identity()).runTransactions(PER_FLOW, TIMEOUT_NANOS);
+
+            assertEquals(RrPlacement.CLASSES, result.placed().stream().map(RrRound.Placed::placement).toList());
+            for (final RrRound.Placed placed : result.placed())
+            {
+                final RrTally tally = placed.tally();
+                final boolean rxNear = placed.placement().rxNear();
+                final boolean hashNear = placed.placement().hashNear();
+                final String what = "shift " + shift + " " + placed.placement().label() + ": " + tally;
+                assertEquals(1, placed.flows(), what);
+                assertEquals(PER_FLOW, tally.transactions(), what);
+                assertEquals(PER_FLOW, placed.rtt().getTotalCount(), what);
+                // Every request is sent, received and answered (one a reply timeout late on a loaded machine is sent
+                // again, and its late reply is not counted at the client): the reply's RX hops are the transactions'.
+                final long requests = tally.requests();
+                assertEquals(List.of(hashNear ? 0 : requests, rxNear ? 0 : requests, hashNear ? 0 : requests,
+                    rxNear ? 0 : PER_FLOW), List.of(tally.requestTxHops(), tally.requestRxHops(),
+                    tally.replyTxHops(), tally.replyRxHops()), what);
+            }
+            assertEquals(RrPlacement.CLASSES.size() * PER_FLOW, result.rtt().getTotalCount());
+        }
     }
 
     @Test
