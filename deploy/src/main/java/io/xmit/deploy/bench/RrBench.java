@@ -165,7 +165,8 @@ public final class RrBench
             "closed-loop request/response over %s, %d CPUs, %d flows of one transaction in flight; %d rounds of " +
             "%d sub-rounds, each a run per variant of %d ms after %d ms of load, after 1 warm-up run; every " +
             "placement class (%s) has as many flow-runs as the others; the figures' rounds are the runs",
-            RrRound.DEVICE, RrRound.CPUS, options.flows(), options.rounds(), subRounds, options.millis(), options.warmMillis(),
+            RrRound.DEVICE, RrRound.CPUS, options.flows(), options.rounds(), subRounds, options.millis(),
+            options.warmMillis(),
             classLabels()));
     }
 

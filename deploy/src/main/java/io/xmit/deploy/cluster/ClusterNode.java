@@ -74,7 +74,8 @@ public final class ClusterNode implements AutoCloseable
 
     private ClusterNode(final ActorSystem<?> system, final Deployment deployment, final Node node,
         final NetworkRings rings, final Map<String, Pipeline> pipelines,
-        final Map<String, ActorRef<EdgeDataPlane.Command>> edges, final Map<String, ActorRef<AppDataPlane.Command>> apps,
+        final Map<String, ActorRef<EdgeDataPlane.Command>> edges,
+        final Map<String, ActorRef<AppDataPlane.Command>> apps,
         final CompletableFuture<List<String>> ready)
     {
         this.system = system;
