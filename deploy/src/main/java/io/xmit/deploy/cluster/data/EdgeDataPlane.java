@@ -45,7 +45,10 @@ import java.util.TreeMap;
  * to it is split by {@link RemoteRingBooks}, and what its TX streams still held is counted as {@code nodeDown}. An
  * incarnation removed, or replaced by a newer one of the same address, is declared lost: its relay is fenced (its
  * frames refused and counted, never relayed) and it cannot bind again. Changes of a port's queue map go to the app
- * nodes with sockets there ({@link DataPlaneMessage.QueueMapChanged}). Registered with the receptionist under
+ * nodes with sockets there ({@link DataPlaneMessage.QueueMapChanged}). A socket its node connects to a peer is
+ * filed under that 4-tuple ({@link DataPlaneMessage.SocketPeer}): the peer's datagrams go to it, no other peer's are
+ * steered to it, and the entry goes with its disconnect, its member's close, or its node's leave or loss.
+ * Registered with the receptionist under
  * {@link #KEY}.
  */
 public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
@@ -339,6 +342,7 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
             .onMessage(DataPlaneMessage.BindSocket.class, this::onBind)
             .onMessage(DataPlaneMessage.SocketReady.class, this::onReady)
             .onMessage(DataPlaneMessage.Receipt.class, this::onReceipt)
+            .onMessage(DataPlaneMessage.SocketPeer.class, this::onSocketPeer)
             .onMessage(DataPlaneMessage.UnbindSocket.class, this::onUnbind)
             .onMessage(DataPlaneMessage.ReleaseSocket.class, this::onRelease)
             .onMessage(DataPlaneMessage.NodeLeaving.class, this::onNodeLeaving)
@@ -467,6 +471,42 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
             socket.confirmed = Math.max(socket.confirmed, receipt.received());
             // A change made on the pipeline itself, not through this actor, reaches the nodes within a receipt.
             tellQueueMap(socket.member.port());
+        }
+        return this;
+    }
+
+    /**
+     * The socket was connected or disconnected on its node: its member is filed under the exact 4-tuple, or steered
+     * to again. The kernel's lookup in a reuseport group with connections (acdcecc61285, "udp: correct reuseport
+     * selection with connected sockets") gives a connected member all of its 4-tuple's datagrams and no other
+     * peer's; so does the socket table, which keeps a connected member out of its group's steering. A released
+     * socket, or one of an incarnation declared lost, is closing: nothing to file. A peer the pipeline refuses
+     * (another socket connected from the group's address to it) leaves the member as it was, steered.
+     */
+    private Behavior<Command> onSocketPeer(final DataPlaneMessage.SocketPeer peer)
+    {
+        final EdgeNode node = nodeOfSocket.get(peer.socketId());
+        final EdgeSocket socket = null == node ? null : node.sockets.get(peer.socketId());
+        if (null == socket || socket.releasing || declaredLost.contains(node.key()))
+        {
+            return this;
+        }
+        try
+        {
+            if (null == peer.peer())
+            {
+                socket.member.disconnect();
+            }
+            else
+            {
+                socket.member.connect(peer.peer());
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            getContext().getLog().warn("socket {} of service '{}' on node {}: its connect to {} stays on its node, " +
+                "the edge steers its group's flows to it as before: {}", peer.socketId(), socket.service,
+                node.address, peer.peer(), ex.getMessage());
         }
         return this;
     }
