@@ -118,8 +118,8 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
                 case SOCKET_PEER -> new DataPlaneMessage.SocketPeer(in.readInt(), in.readInt(),
                     in.readUnsignedShort());
                 default -> throw new NotSerializableException("xmit data plane: unknown manifest '" + manifest +
-                    "' (" + bytes.length + " bytes); known are B, S, F, R, C, U, E, Y, L, D, Q, P, A: is the sender a " +
-                    "different xmit version?");
+                    "' (" + bytes.length + " bytes); known are B, S, F, R, C, U, E, Y, L, D, Q, P, A: is the " +
+                    "sender a different xmit version?");
             };
         }
         catch (final IOException ex)

@@ -14,6 +14,7 @@ import akka.cluster.ClusterEvent;
 import akka.cluster.UniqueAddress;
 import akka.cluster.typed.Cluster;
 import akka.cluster.typed.Subscribe;
+import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.PortAddress;
 import io.xmit.actors.RemoteMember;
@@ -48,8 +49,7 @@ import java.util.TreeMap;
  * nodes with sockets there ({@link DataPlaneMessage.QueueMapChanged}). A socket its node connects to a peer is
  * filed under that 4-tuple ({@link DataPlaneMessage.SocketPeer}): the peer's datagrams go to it, no other peer's are
  * steered to it, and the entry goes with its disconnect, its member's close, or its node's leave or loss.
- * Registered with the receptionist under
- * {@link #KEY}.
+ * Registered with the receptionist under {@link #KEY}.
  */
 public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
 {
@@ -481,7 +481,7 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
      * selection with connected sockets") gives a connected member all of its 4-tuple's datagrams and no other
      * peer's; so does the socket table, which keeps a connected member out of its group's steering. A released
      * socket, or one of an incarnation declared lost, is closing: nothing to file. A peer the pipeline refuses
-     * (another socket connected from the group's address to it) leaves the member as it was, steered.
+     * (another socket connected from the group's address to it) leaves the member unconnected, steered to.
      */
     private Behavior<Command> onSocketPeer(final DataPlaneMessage.SocketPeer peer)
     {
@@ -491,22 +491,23 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
         {
             return this;
         }
+        final Endpoint to = peer.peer();
+        if (null == to)
+        {
+            socket.member.disconnect();
+            return this;
+        }
         try
         {
-            if (null == peer.peer())
-            {
-                socket.member.disconnect();
-            }
-            else
-            {
-                socket.member.connect(peer.peer());
-            }
+            socket.member.connect(to);
         }
         catch (final RuntimeException ex)
         {
+            // Not left on a former peer the node no longer has.
+            socket.member.disconnect();
             getContext().getLog().warn("socket {} of service '{}' on node {}: its connect to {} stays on its node, " +
-                "the edge steers its group's flows to it as before: {}", peer.socketId(), socket.service,
-                node.address, peer.peer(), ex.getMessage());
+                "the edge steers its group's flows to it as to an unconnected member: {}", peer.socketId(),
+                socket.service, node.address, to, ex.getMessage());
         }
         return this;
     }

@@ -20,9 +20,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The edge's exact entries for connected remote sockets ({@link DataPlaneMessage.SocketPeer}), with the test playing
  * the app node by hand: each entry is filed by a connect and goes with the disconnect, the socket's release, or a
- * newer incarnation of its node; a peer another socket is already connected to stays with that one. After each, the
- * edge pipeline's sockets with a peer are exactly the expected ones, none once nothing is connected. (A node removed
- * from the cluster closes its members as a newer incarnation does; {@code ClusterDataPathTest} loses one.)
+ * newer incarnation of its node; a peer another socket is already connected to stays with that one, and the socket
+ * refused it is unconnected on the edge (not left on a peer it had before). After each, the edge pipeline's sockets
+ * with a peer are exactly the expected ones, none once nothing is connected. (A node removed from the cluster closes
+ * its members as a newer incarnation does; {@code ClusterDataPathTest} loses one.)
  */
 class EdgeExactEntriesTest
 {
@@ -85,8 +86,10 @@ class EdgeExactEntriesTest
         final DataPlaneMessage.SocketBound first = plane.bind(NODE, 0, AppDataPlane.RX_STREAM_BASE);
         final DataPlaneMessage.SocketBound second = plane.bind(NODE, 1, AppDataPlane.RX_STREAM_BASE + 1);
         plane.edge.tell(DataPlaneMessage.SocketPeer.of(first.socketId(), PEER));
+        plane.edge.tell(DataPlaneMessage.SocketPeer.of(second.socketId(), Endpoint.of("10.0.0.3", 20_001)));
         plane.edge.tell(DataPlaneMessage.SocketPeer.of(second.socketId(), PEER));
-        assertEquals(Map.of(first.socketId(), PEER), connected(), "the first connect holds the 4-tuple");
+        assertEquals(Map.of(first.socketId(), PEER), connected(), "the first connect holds the 4-tuple; the second " +
+            "socket, refused, is not left on its former peer");
 
         plane.edge.tell(DataPlaneMessage.SocketPeer.of(first.socketId(), null));
         plane.edge.tell(DataPlaneMessage.SocketPeer.of(second.socketId(), PEER));
