@@ -63,7 +63,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * node's TX stream to the edge, whose relay puts it into the qdisc rings; the client gets the reply. The books agree
  * on every node; then one app node leaves gracefully with requests in flight: nothing is lost, its flows move to the
  * other node and the other node's flows stay where they were. And one app node lost without leaving: its flows move
- * once the cluster finds it unreachable, the others' stay, and the edge counts what it never confirmed.
+ * once the cluster finds it unreachable, the others' stay, and the edge counts what it never confirmed. And a socket
+ * connected to one client: its XPS by RX queue across the hop, and the edge's exact entry for it.
  */
 class ClusterDataPathTest
 {
