@@ -35,6 +35,25 @@ public interface RemoteMember extends AutoCloseable
      */
     void steer(boolean on);
 
+    /**
+     * Its node connected its socket to {@code peer}: the member is filed under its exact 4-tuple (its group's address
+     * and port, and the peer's), so that the RX queues deliver the peer's datagrams to it whatever the group's
+     * steering says, and it leaves the group's steering: no other peer's datagram is steered to it (its slots go to
+     * the other members, as when it is out of steering). A connected member out of steering ({@link #steer}) gets
+     * nothing, its peer's flow included, until it is back. A later connect replaces the peer.
+     *
+     * @throws IllegalStateException    if another socket of the pipeline is connected from the same address to the
+     *                                  same peer, or the member is closed; nothing has changed then.
+     * @throws IllegalArgumentException if {@code peer} is not of the group's family.
+     */
+    void connect(Endpoint peer);
+
+    /** Its node disconnected its socket: the exact entry goes and the member is steered to as before. */
+    void disconnect();
+
+    /** The peer it is connected to ({@link #connect}), or null. */
+    Endpoint peer();
+
     /** What it has sent through {@link #relay}; after {@link #close}, what it had; -1 if the pipeline closed first. */
     long sent();
 

@@ -36,6 +36,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -283,6 +284,25 @@ public final class SocketLifecycle
                     parts.sockets().steer(socket, on);
                 }
             }
+        }
+
+        /** Re-filed as a local socket is on connect: a connected member is in the table's exact entries only. */
+        @Override
+        public void connect(final Endpoint peer)
+        {
+            associate(socket, Objects.requireNonNull(peer, "peer"));
+        }
+
+        @Override
+        public void disconnect()
+        {
+            associate(socket, null);
+        }
+
+        @Override
+        public Endpoint peer()
+        {
+            return socket.remote();
         }
 
         @Override

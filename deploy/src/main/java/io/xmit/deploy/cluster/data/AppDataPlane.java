@@ -248,6 +248,7 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
             .onMessage(DataPlaneMessage.NodeDrained.class, this::onNodeDrained)
             .onMessage(DataPlaneMessage.QueueMapChanged.class, this::onQueueMapChanged)
             .onMessage(DataPlaneMessage.Completions.class, this::onCompletions)
+            .onMessage(DataPlaneMessage.SocketPeer.class, this::onSocketPeer)
             .onMessageEquals(SendReceipts.INSTANCE, this::onSendReceipts)
             .onMessage(GetBooks.class, get ->
             {
@@ -322,7 +323,8 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
                 txStreams[q] = rings.addPublication(bound.edgeEndpoint(), bound.txStreams()[q]);
             }
         }
-        final RemoteUdpSocket udp = new RemoteUdpSocket(bound, txStreams, hasher);
+        final ActorRef<Command> self = getContext().getSelf();
+        final RemoteUdpSocket udp = new RemoteUdpSocket(bound, txStreams, hasher, self::tell);
         socket.receiver = new RemoteSocketReceiver(udp, socket.ring, socket.open.handler(), 64);
         socket.actor = getContext().spawn(RemoteSocketReceiver.create(socket.receiver, socket.doorbell, socket.wake,
             spinPolls, getContext().getSelf(), socket.streamId), "socket-" + bound.socketId(),
@@ -370,6 +372,16 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
                 socket.receiver.socket().changeQueueMap(change);
             }
         }
+        return this;
+    }
+
+    /**
+     * A socket connected or disconnected (on its handler's thread): passed on from this actor, so that the edge has
+     * it in order with the socket's unbind and release.
+     */
+    private Behavior<Command> onSocketPeer(final DataPlaneMessage.SocketPeer peer)
+    {
+        edge.tell(peer);
         return this;
     }
 

@@ -1,6 +1,8 @@
 package io.xmit.deploy.cluster.data;
 
 import akka.actor.typed.ActorRef;
+import io.xmit.actors.Endpoint;
+import io.xmit.pipeline.flow.FlowKey;
 
 /**
  * The messages between an app node's {@link AppDataPlane} and the edge's {@link EdgeDataPlane}: rare, small, never
@@ -13,6 +15,7 @@ import akka.actor.typed.ActorRef;
  *             ◀────────────────────────── QueueMapChanged (the port's queue map), on each change
  *   SocketReady (ring connected) ────────▶ member steered to
  *   Receipt (read so far), now and then ─▶ the node's books
+ *   SocketPeer (connect, disconnect) ────▶ member filed under its 4-tuple, out of steering; or back
  *             ◀────────────────────────── Completions (each socket's sends done so far), while some are in flight
  *   UnbindSocket ────────────────────────▶ member out of steering
  *             ◀────────────────────────── SocketUnbound (the ring's last position)
@@ -61,6 +64,28 @@ public sealed interface DataPlaneMessage extends EdgeDataPlane.Command, AppDataP
     /** The socket's node reads its ring: the edge may steer to it. */
     record SocketReady(int socketId) implements DataPlaneMessage
     {
+    }
+
+    /**
+     * The socket was connected to {@code peerIpv4}:{@code peerPort} ({@link RemoteUdpSocket#connect}), or
+     * disconnected ({@code peerPort} 0: a connected remote socket's peer always has a port). One message per connect
+     * or disconnect, never per packet: the edge files its member under the exact 4-tuple (the group's address and
+     * port, the peer's), so the peer's datagrams reach it and no other peer's are steered to it.
+     */
+    record SocketPeer(int socketId, int peerIpv4, int peerPort) implements DataPlaneMessage
+    {
+        /** The message for {@code peer}, or for a disconnect if it is null. */
+        static SocketPeer of(final int socketId, final Endpoint peer)
+        {
+            return null == peer ? new SocketPeer(socketId, 0, 0) : new SocketPeer(socketId, (int)peer.lo(),
+                peer.port());
+        }
+
+        /** The peer, or null for a disconnect. */
+        Endpoint peer()
+        {
+            return 0 == peerPort ? null : new Endpoint(FlowKey.FAMILY_IPV4, 0, peerIpv4 & 0xFFFF_FFFFL, peerPort);
+        }
     }
 
     /**

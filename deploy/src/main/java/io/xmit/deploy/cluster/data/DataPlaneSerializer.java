@@ -39,6 +39,7 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
     private static final String NODE_DRAINED = "D";
     private static final String QUEUE_MAP_CHANGED = "Q";
     private static final String COMPLETIONS = "P";
+    private static final String SOCKET_PEER = "A";
 
     private final ActorRefResolver resolver;
 
@@ -70,6 +71,7 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
             case DataPlaneMessage.NodeDrained m -> NODE_DRAINED;
             case DataPlaneMessage.QueueMapChanged m -> QUEUE_MAP_CHANGED;
             case DataPlaneMessage.Completions m -> COMPLETIONS;
+            case DataPlaneMessage.SocketPeer m -> SOCKET_PEER;
         };
     }
 
@@ -113,9 +115,11 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
                 case QUEUE_MAP_CHANGED -> new DataPlaneMessage.QueueMapChanged(in.readInt(), in.readInt(),
                     in.readInt(), readLongs(in));
                 case COMPLETIONS -> new DataPlaneMessage.Completions(readInts(in), readLongs(in));
+                case SOCKET_PEER -> new DataPlaneMessage.SocketPeer(in.readInt(), in.readInt(),
+                    in.readUnsignedShort());
                 default -> throw new NotSerializableException("xmit data plane: unknown manifest '" + manifest +
-                    "' (" + bytes.length + " bytes); known are B, S, F, R, C, U, E, Y, L, D, Q, P: is the sender a " +
-                    "different xmit version?");
+                    "' (" + bytes.length + " bytes); known are B, S, F, R, C, U, E, Y, L, D, Q, P, A: is the " +
+                    "sender a different xmit version?");
             };
         }
         catch (final IOException ex)
@@ -214,6 +218,12 @@ public final class DataPlaneSerializer extends SerializerWithStringManifest
             {
                 writeInts(out, m.socketIds());
                 writeLongs(out, m.completed());
+            }
+            case DataPlaneMessage.SocketPeer m ->
+            {
+                out.writeInt(m.socketId());
+                out.writeInt(m.peerIpv4());
+                out.writeShort(m.peerPort());
             }
         }
     }

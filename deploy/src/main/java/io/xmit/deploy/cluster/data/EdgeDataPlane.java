@@ -14,6 +14,7 @@ import akka.cluster.ClusterEvent;
 import akka.cluster.UniqueAddress;
 import akka.cluster.typed.Cluster;
 import akka.cluster.typed.Subscribe;
+import io.xmit.actors.Endpoint;
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.PortAddress;
 import io.xmit.actors.RemoteMember;
@@ -45,8 +46,11 @@ import java.util.TreeMap;
  * to it is split by {@link RemoteRingBooks}, and what its TX streams still held is counted as {@code nodeDown}. An
  * incarnation removed, or replaced by a newer one of the same address, is declared lost: its relay is fenced (its
  * frames refused and counted, never relayed) and it cannot bind again. Changes of a port's queue map go to the app
- * nodes with sockets there ({@link DataPlaneMessage.QueueMapChanged}). Registered with the receptionist under
- * {@link #KEY} and, for each of its services, under {@link #serviceKey}: an app node finds a service's edge by it.
+ * nodes with sockets there ({@link DataPlaneMessage.QueueMapChanged}). A socket its node connects to a peer is
+ * filed under that 4-tuple ({@link DataPlaneMessage.SocketPeer}): the peer's datagrams go to it, no other peer's are
+ * steered to it, and the entry goes with its disconnect, its member's close, or its node's leave or loss.
+ * Registered with the receptionist under {@link #KEY} and, for each of its services, under {@link #serviceKey}: an
+ * app node finds a service's edge by it.
  */
 public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
 {
@@ -376,6 +380,7 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
             .onMessage(DataPlaneMessage.BindSocket.class, this::onBind)
             .onMessage(DataPlaneMessage.SocketReady.class, this::onReady)
             .onMessage(DataPlaneMessage.Receipt.class, this::onReceipt)
+            .onMessage(DataPlaneMessage.SocketPeer.class, this::onSocketPeer)
             .onMessage(DataPlaneMessage.UnbindSocket.class, this::onUnbind)
             .onMessage(DataPlaneMessage.ReleaseSocket.class, this::onRelease)
             .onMessage(DataPlaneMessage.NodeLeaving.class, this::onNodeLeaving)
@@ -504,6 +509,43 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
             socket.confirmed = Math.max(socket.confirmed, receipt.received());
             // A change made on the pipeline itself, not through this actor, reaches the nodes within a receipt.
             tellQueueMap(socket.member.port());
+        }
+        return this;
+    }
+
+    /**
+     * The socket was connected or disconnected on its node: its member is filed under the exact 4-tuple, or steered
+     * to again. The kernel's lookup in a reuseport group with connections (acdcecc61285, "udp: correct reuseport
+     * selection with connected sockets") gives a connected member all of its 4-tuple's datagrams and no other
+     * peer's; so does the socket table, which keeps a connected member out of its group's steering. A released
+     * socket, or one of an incarnation declared lost, is closing: nothing to file. A peer the pipeline refuses
+     * (another socket connected from the group's address to it) leaves the member unconnected, steered to.
+     */
+    private Behavior<Command> onSocketPeer(final DataPlaneMessage.SocketPeer peer)
+    {
+        final EdgeNode node = nodeOfSocket.get(peer.socketId());
+        final EdgeSocket socket = null == node ? null : node.sockets.get(peer.socketId());
+        if (null == socket || socket.releasing || declaredLost.contains(node.key()))
+        {
+            return this;
+        }
+        final Endpoint to = peer.peer();
+        if (null == to)
+        {
+            socket.member.disconnect();
+            return this;
+        }
+        try
+        {
+            socket.member.connect(to);
+        }
+        catch (final RuntimeException ex)
+        {
+            // Not left on a former peer the node no longer has.
+            socket.member.disconnect();
+            getContext().getLog().warn("socket {} of service '{}' on node {}: its connect to {} stays on its node, " +
+                "the edge steers its group's flows to it as to an unconnected member: {}", peer.socketId(),
+                socket.service, node.address, to, ex.getMessage());
         }
         return this;
     }

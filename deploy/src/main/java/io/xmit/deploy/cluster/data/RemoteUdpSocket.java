@@ -20,6 +20,7 @@ import org.agrona.DirectBuffer;
 
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * A socket of an app node that is a member of an edge's reuseport group ({@link DataPlaneMessage.SocketBound}): it
@@ -33,8 +34,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * Unconnected (as a reuseport member starts), {@link #send} is {@link SendResult#NOT_CONNECTED} and every send is a
  * fresh pick (§1.2, §1.4: no cached queue, no recorded RX queue). {@link #connect} to one peer gives it the route a
  * local connected socket has: {@link #send} goes to the peer, the TX queue picked is cached (§1.2), and the RX queue
- * of each datagram it receives is recorded (§2.4), so XPS by RX queue picks its replies' queue. On the edge it stays
- * a member of the steered group: what reaches it is what the group steers to it, from any peer.
+ * of each datagram it receives is recorded (§2.4), so XPS by RX queue picks its replies' queue. The edge learns each
+ * connect and disconnect ({@link DataPlaneMessage.SocketPeer}, one message each): connected, its member there is
+ * filed under the exact 4-tuple and out of the group's steering, so it receives its peer's datagrams and no other
+ * peer's, as a connected kernel socket in a reuseport group does.
  * <p>
  * Its packets in flight are its sends the edge has not completed yet: each send counts one, and the edge's
  * {@link DataPlaneMessage.Completions} (its relay's, at most every {@link TxRelay#COMPLETIONS_AFTER} while packets
@@ -58,15 +61,19 @@ public final class RemoteUdpSocket implements UdpSocket
     private final AtomicLong refused = new AtomicLong();
     private volatile boolean closed;
     private volatile Endpoint peer;
+    /** Takes each connect and disconnect to the edge. */
+    private final Consumer<DataPlaneMessage.SocketPeer> toEdge;
     /** The edge's completion count last applied: the edge reports totals, the socket counts the difference. */
     private long completedUpTo;
 
+    /** @param toEdge takes each connect and disconnect to the edge, in order with the node's other messages. */
     RemoteUdpSocket(final DataPlaneMessage.SocketBound bound, final PacketPublication[] txStreams,
-        final FlowHasher hasher)
+        final FlowHasher hasher, final Consumer<DataPlaneMessage.SocketPeer> toEdge)
     {
         this.bound = bound;
         this.txStreams = txStreams;
         this.hasher = hasher;
+        this.toEdge = toEdge;
         this.queueMap = queueMap(bound.realNumTx(), bound.rxQueues(), bound.xpsRxqs(), txStreams.length);
         local.setIpv4(FlowKey.PROTO_UDP, bound.ipv4(), 0, bound.localPort(), 0);
     }
@@ -168,7 +175,8 @@ public final class RemoteUdpSocket implements UdpSocket
 
     /**
      * Connects to {@code peer}: a new route, so the cached TX queue is cleared (§1.4) and the next send caches its
-     * pick. Another peer later is another route, cleared again.
+     * pick. Another peer later is another route, cleared again. The edge is told: from when it has handled that, the
+     * peer's datagrams come to this socket and no other peer's.
      *
      * @throws IllegalArgumentException if the peer is not IPv4 or has no port.
      */
@@ -183,14 +191,19 @@ public final class RemoteUdpSocket implements UdpSocket
         }
         this.peer = peer;
         queueState.connect();
+        toEdge.accept(DataPlaneMessage.SocketPeer.of(id(), peer));
     }
 
-    /** No route any more: nothing cached (§1.4) and {@link #send} is {@link SendResult#NOT_CONNECTED} again. */
+    /**
+     * No route any more: nothing cached (§1.4) and {@link #send} is {@link SendResult#NOT_CONNECTED} again; the edge
+     * steers the group's flows to it again.
+     */
     @Override
     public void disconnect()
     {
         peer = null;
         queueState.disconnect();
+        toEdge.accept(DataPlaneMessage.SocketPeer.of(id(), null));
     }
 
     @Override

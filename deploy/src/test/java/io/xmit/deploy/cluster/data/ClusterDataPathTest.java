@@ -63,7 +63,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * node's TX stream to the edge, whose relay puts it into the qdisc rings; the client gets the reply. The books agree
  * on every node; then one app node leaves gracefully with requests in flight: nothing is lost, its flows move to the
  * other node and the other node's flows stay where they were. And one app node lost without leaving: its flows move
- * once the cluster finds it unreachable, the others' stay, and the edge counts what it never confirmed.
+ * once the cluster finds it unreachable, the others' stay, and the edge counts what it never confirmed. And a socket
+ * connected to one client: its XPS by RX queue across the hop, and the edge's exact entry for it.
  */
 class ClusterDataPathTest
 {
@@ -106,6 +107,8 @@ class ClusterDataPathTest
     private final Map<Integer, Integer> servedBy = new ConcurrentHashMap<>();
     /** Each socket's app node, by its id on the edge. */
     private final Map<Integer, Integer> nodeOf = new ConcurrentHashMap<>();
+    /** The sockets (their ids on the edge) that served each client flow since the test last cleared it. */
+    private final Map<Integer, Set<Integer>> socketsOfFlow = new ConcurrentHashMap<>();
     private final AtomicLong[] repliesRefused = {new AtomicLong(), new AtomicLong()};
     private final AtomicLong firstRequestsWithRxQueue = new AtomicLong();
     private final AtomicLongArray repliesByFlow = new AtomicLongArray(FLOWS);
@@ -386,6 +389,123 @@ class ClusterDataPathTest
         pipeline.verify();
     }
 
+    /**
+     * A remote socket connected to client flow A, which the group steers to the other node: the edge files it under
+     * its 4-tuple, so it receives all of A's requests (and answers them) and no other flow's; of the other flows only
+     * those the group steered to it move, each to one other socket (rendezvous: the rest stay where they were).
+     * Disconnected, it gets its steered share back and A returns to its socket. Connected again and its node lost
+     * without leaving: the entry goes with the node, and A goes to the live member the group steers it to. After each,
+     * the edge's exact entries are exactly what the test expects, empty once nothing is connected.
+     */
+    @Test
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void aConnectedRemoteSocketReceivesExactlyItsPeersFlowUntilItDisconnectsOrItsNodeIsLost()
+    {
+        startClusterAndServeRoundOne();
+        final Map<Integer, Integer> socketBefore = Map.copyOf(servedBy);
+        final RemoteUdpSocket connected = appSockets.get(1);
+        assertTrue(socketBefore.containsValue(connected.id()), "the socket served flows in round 1: " + socketBefore);
+        final int flowA = flowServedByNode(2);
+        final Endpoint peer = clients[flowA].local();
+        assertEquals(Map.of(), connectedOnEdge(), "exact entries on the edge before any connect");
+
+        connected.connect(peer);
+        Await.until("the edge filed the socket under its 4-tuple",
+            () -> Map.of(connected.id(), peer).equals(connectedOnEdge()), this::connectedOnEdge);
+        final long flowAReplies = repliesByFlow.get(flowA);
+        serveRound();
+        assertEquals(ROUNDS, repliesByFlow.get(flowA) - flowAReplies, "A's requests answered");
+        for (int f = 0; f < FLOWS; f++)
+        {
+            final int port = CLIENT_PORT + f;
+            final Set<Integer> served = socketsOfFlow.get(port);
+            if (f == flowA)
+            {
+                assertEquals(Set.of(connected.id()), served, "flow A, connected to socket " + connected.id());
+            }
+            else if (connected.id() == socketBefore.get(port))
+            {
+                assertEquals(1, served.size(), "flow " + port + " moved to one socket: " + served);
+                assertTrue(!served.contains(connected.id()), "flow " + port + " is not steered to the connected " +
+                    "socket: " + served);
+            }
+            else
+            {
+                assertEquals(Set.of(socketBefore.get(port)), served, "flow " + port + " stayed on its socket");
+            }
+        }
+
+        connected.disconnect();
+        Await.until("the edge's exact entry gone", () -> connectedOnEdge().isEmpty(), this::connectedOnEdge);
+        serveRound();
+        for (int f = 0; f < FLOWS; f++)
+        {
+            final int port = CLIENT_PORT + f;
+            assertEquals(Set.of(socketBefore.get(port)), socketsOfFlow.get(port), "flow " + port + " is steered " +
+                "as in round 1");
+        }
+
+        connected.connect(peer);
+        Await.until("the edge filed the socket again", () -> Map.of(connected.id(), peer).equals(connectedOnEdge()),
+            this::connectedOnEdge);
+        final Address lost = address(systems.get(1));
+        systems.get(1).terminate();
+        Await.until(lost + " removed from the edge's books", () -> {
+            final EdgeDataPlane.NodeBooks books = edgeBooks().node(lost.toString());
+            return null != books && !books.live();
+        }, this::edgeBooks, Duration.ofSeconds(40));
+        Await.until("node 1's members closed, their exact entry with them", () -> connectedOnEdge().isEmpty(),
+            this::connectedOnEdge);
+        serveRound();
+        assertEquals(Set.of(socketBefore.get(CLIENT_PORT + flowA)), socketsOfFlow.get(CLIENT_PORT + flowA),
+            "flow A on the socket of node 2 the group steers it to");
+        for (int f = 0; f < FLOWS; f++)
+        {
+            final Set<Integer> served = socketsOfFlow.get(CLIENT_PORT + f);
+            assertEquals(List.of(1, 2), List.of(served.size(), nodeOf.get(served.iterator().next())),
+                "flow " + (CLIENT_PORT + f) + ": sockets, and the node of the one that served it");
+        }
+        assertEquals(0, rxDrops(pipeline), "drops on the edge's port A");
+        pipeline.verify();
+    }
+
+    /** A round on every flow, all answered, with {@link #socketsOfFlow} cleared before it. */
+    private void serveRound()
+    {
+        socketsOfFlow.clear();
+        final long answered = replies.get();
+        sendRound();
+        Await.exactly("replies to the round", answered + (long)FLOWS * ROUNDS, replies::get);
+    }
+
+    /** A client flow a socket of app node {@code node} served last. */
+    private int flowServedByNode(final int node)
+    {
+        for (int f = 0; f < FLOWS; f++)
+        {
+            final Integer socket = servedBy.get(CLIENT_PORT + f);
+            if (null != socket && node == nodeOf.get(socket))
+            {
+                return f;
+            }
+        }
+        throw new AssertionError("node " + node + " served no flow: " + servedBy);
+    }
+
+    /** The edge pipeline's sockets filed under an exact 4-tuple: their peers by socket id. */
+    private Map<Integer, Endpoint> connectedOnEdge()
+    {
+        final Map<Integer, Endpoint> connected = new HashMap<>();
+        for (final UdpSocket socket : pipeline.sockets())
+        {
+            if (null != socket.remote())
+            {
+                connected.put(socket.id(), socket.remote());
+            }
+        }
+        return connected;
+    }
+
     /** {@link #startCluster}, then a round of requests on every flow, all answered. */
     private void startClusterAndServeRoundOne()
     {
@@ -458,6 +578,7 @@ class ClusterDataPathTest
     private void echo(final int node, final UdpSocket socket, final ReceivedDatagram request)
     {
         servedBy.put(request.sourcePort(), socket.id());
+        socketsOfFlow.computeIfAbsent(request.sourcePort(), flow -> ConcurrentHashMap.newKeySet()).add(socket.id());
         nodeOf.put(socket.id(), node);
         if (request.rxQueue() >= 0 && request.rxQueue() < 2 && request.payload()[0] == 0)
         {

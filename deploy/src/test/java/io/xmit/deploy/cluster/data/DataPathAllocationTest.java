@@ -56,7 +56,7 @@ class DataPathAllocationTest
             "127.0.0.1:1", new int[] {TX_STREAM}, 0x0200_0000_0001L, 0x0200_0000_0002L, 0x0A00_0001, 7, 2,
             new long[0], 2048, 1);
         final RemoteUdpSocket socket = new RemoteUdpSocket(bound, new PacketPublication[] {txRing},
-            new FlowHasher(1, 2));
+            new FlowHasher(1, 2), peer -> { });
         final ScriptedMember member = new ScriptedMember(SOCKET_ID, false);
         final TxRelay relay = new TxRelay(new PacketSubscription[] {txRead});
         relay.add(member);

@@ -8,6 +8,7 @@ import akka.actor.typed.javadsl.Adapter;
 import akka.actor.typed.javadsl.Behaviors;
 import akka.serialization.SerializationExtension;
 import com.typesafe.config.ConfigFactory;
+import io.xmit.actors.Endpoint;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -19,6 +20,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /** Every data-plane message survives the serializer unchanged; what it cannot read it refuses by name. */
@@ -119,7 +121,7 @@ class DataPlaneSerializerTest
     void anUnknownManifestIsRefusedByName()
     {
         assertEquals("xmit data plane: unknown manifest 'Z' (3 bytes); known are B, S, F, R, C, U, E, Y, L, D, " +
-            "Q, P: is the sender a different xmit version?", assertThrows(NotSerializableException.class,
+            "Q, P, A: is the sender a different xmit version?", assertThrows(NotSerializableException.class,
                 () -> serializer.fromBinary(new byte[3], "Z")).getMessage());
     }
 
@@ -130,6 +132,26 @@ class DataPlaneSerializerTest
         final byte[] truncated = Arrays.copyOf(bytes, 6);
         assertEquals("xmit data plane: a 6-byte message with manifest 'E' does not decode: java.io.EOFException",
             assertThrows(NotSerializableException.class, () -> serializer.fromBinary(truncated, "E")).getMessage());
+    }
+
+    /**
+     * A connect's peer, a disconnect, and a peer above 127.255.255.255 (the address's sign bit) and port 65535 come
+     * back as sent, in 10 bytes; a message cut short is refused naming the manifest.
+     */
+    @Test
+    void aSocketsPeerRoundTripsAndATruncatedOneIsRefused()
+    {
+        final Endpoint peer = Endpoint.of("192.168.7.9", 65_535);
+        final DataPlaneMessage.SocketPeer connect = DataPlaneMessage.SocketPeer.of(12, peer);
+        final DataPlaneMessage.SocketPeer disconnect = DataPlaneMessage.SocketPeer.of(12, null);
+        assertEquals(List.of(connect, disconnect), List.of(roundTrip(connect), roundTrip(disconnect)));
+        assertEquals(List.of(peer, "A", 10), List.of(((DataPlaneMessage.SocketPeer)roundTrip(connect)).peer(),
+            serializer.manifest(connect), serializer.toBinary(connect).length), "peer, manifest, size");
+        assertNull(((DataPlaneMessage.SocketPeer)roundTrip(disconnect)).peer(), "a disconnect has no peer");
+
+        final byte[] truncated = Arrays.copyOf(serializer.toBinary(connect), 9);
+        assertEquals("xmit data plane: a 9-byte message with manifest 'A' does not decode: java.io.EOFException",
+            assertThrows(NotSerializableException.class, () -> serializer.fromBinary(truncated, "A")).getMessage());
     }
 
     @Test

@@ -9,6 +9,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,6 +28,8 @@ class RemoteUdpSocketTest
 
     private final IpcTxStreams rings = new IpcTxStreams("remote-socket-test", STREAM);
     private final PacketSubscription[] streams = rings.streams;
+    /** What the sockets told the edge. */
+    private final List<DataPlaneMessage.SocketPeer> toEdge = new ArrayList<>();
 
     @AfterEach
     void close()
@@ -89,6 +92,8 @@ class RemoteUdpSocketTest
         socket.disconnect();
         assertEquals(List.of(SendResult.NOT_CONNECTED, -1), List.of(socket.send(payload, 0, 16),
             socket.queueState().txQueue()), "disconnected: no route, nothing cached");
+        assertEquals(List.of(new DataPlaneMessage.SocketPeer(5, 0x0A00_0002, 20_000),
+            new DataPlaneMessage.SocketPeer(5, 0, 0)), toEdge, "one message to the edge per connect and disconnect");
     }
 
     /** Unconnected, as every remote socket was: no recorded RX queue, nothing cached, no peer to send to. */
@@ -101,6 +106,7 @@ class RemoteUdpSocketTest
         assertEquals(SendResult.NOT_CONNECTED, socket.send(payload, 0, 16));
         assertEquals(FLOWS, sendToEveryFlow(socket));
         assertEquals(List.of(-1, -1), List.of(socket.queueState().rxQueue(), socket.queueState().txQueue()));
+        assertEquals(List.of(), toEdge, "nothing told to the edge");
         final List<Integer> spread = drain();
         assertTrue(spread.get(0) > 0 && spread.get(1) > 0, "by the flow hash, over both TX queues: " + spread);
         assertEquals("socket 5 of service 'echo' cannot connect to " + Endpoint.of("10.0.0.2", 0) + ": a remote " +
@@ -112,7 +118,7 @@ class RemoteUdpSocketTest
     {
         return new RemoteUdpSocket(new DataPlaneMessage.SocketBound("echo", 0, 5, 0, "127.0.0.1:40120",
             new int[] {STREAM, STREAM + 1}, 0x02_00_00_00_00_01L, 0x02_00_00_00_00_02L, 0x0A00_0001, 7, 2, xpsRxqs,
-            2048, 2), rings.tx, FlowHasher.random());
+            2048, 2), rings.tx, FlowHasher.random(), toEdge::add);
     }
 
     private static int sendToEveryFlow(final RemoteUdpSocket socket)

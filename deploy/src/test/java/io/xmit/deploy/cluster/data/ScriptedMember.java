@@ -1,5 +1,6 @@
 package io.xmit.deploy.cluster.data;
 
+import io.xmit.actors.Endpoint;
 import io.xmit.actors.RemoteMember;
 import io.xmit.actors.SendResult;
 import io.xmit.pipeline.frame.RingFrameHeader;
@@ -26,6 +27,7 @@ final class ScriptedMember implements RemoteMember
     long refuseWith;
     /** What the pipeline has completed of its sends, as the test says. */
     long completed;
+    private Endpoint peer;
 
     /** @param noting whether to note each frame taken in {@link #accepted} (allocates; not for allocation tests). */
     ScriptedMember(final int id, final boolean noting)
@@ -71,6 +73,24 @@ final class ScriptedMember implements RemoteMember
     @Override
     public void steer(final boolean on)
     {
+    }
+
+    @Override
+    public void connect(final Endpoint peer)
+    {
+        this.peer = peer;
+    }
+
+    @Override
+    public void disconnect()
+    {
+        peer = null;
+    }
+
+    @Override
+    public Endpoint peer()
+    {
+        return peer;
     }
 
     @Override
