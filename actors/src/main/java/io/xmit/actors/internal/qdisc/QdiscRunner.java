@@ -198,6 +198,7 @@ public final class QdiscRunner implements StageEngine
         {
             return false;
         }
+        engine.senderContext(true);
         senderRuns.incrementRelease();
         endSenderTurn(senderTurn());
         return true;
@@ -242,6 +243,7 @@ public final class QdiscRunner implements StageEngine
         {
             return NO_DIRECT;
         }
+        engine.senderContext(true);
         int offset = NO_DIRECT;
         int outcome = DONE;
         try
@@ -295,6 +297,7 @@ public final class QdiscRunner implements StageEngine
     /** Releases the token after a sender's turn or direct send (a failed recovery keeps it); rings if work is left. */
     private void endSenderTurn(final int outcome)
     {
+        engine.senderContext(false);
         if (KEPT == outcome)
         {
             doorbell.ring();
