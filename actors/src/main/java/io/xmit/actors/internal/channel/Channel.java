@@ -49,6 +49,7 @@ public final class Channel
     private final AtomicCounter packets;
     private final AtomicCounter handBacks;
     private final AtomicCounter completionsRestarts;
+    private final AtomicCounter senderReaps;
     /** Whether a sender's failed reap has been logged: the first is, the rest are counted only. */
     private volatile boolean reapFailureLogged;
     /**
@@ -84,6 +85,8 @@ public final class Channel
         this.completions = completions;
         this.completionsDoorbell = completionsDoorbell;
         this.completionsRestarts = completionsRestarts;
+        senderReaps = null == completions ? null :
+            counters.allocate(CounterType.TXQ_SENDER_REAPS, CounterScope.txq(port, index));
         if (null != rx)
         {
             final CounterScope scope = CounterScope.rxq(port, index);
@@ -159,6 +162,7 @@ public final class Channel
         {
             return;
         }
+        senderReaps.incrementRelease();
         boolean settled = false;
         try
         {

@@ -6,6 +6,7 @@ import io.xmit.actors.QueueBooks;
 import io.xmit.actors.internal.socket.UdpSocketImpl;
 import io.xmit.actors.stats.CounterType;
 import io.xmit.pipeline.testing.Await;
+import io.xmit.transport.nic.NicFault;
 import io.xmit.transport.ring.RunToken;
 
 import org.junit.jupiter.api.Test;
@@ -23,8 +24,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SenderReapTest
 {
     private static final String LOOP = "loop:tx=1,rx=1,ring=1024,frame=2048,rate=0";
-    /** Paced: a burst is still in the driver when the sender has sent it. */
-    private static final String SLOW_LOOP = "loop:tx=1,rx=1,ring=1024,frame=2048,rate=1000pps";
     private static final int BIG_LIMIT = 1 << 20;
 
     private static QdiscEngineSupport reapingRig(final String device)
@@ -73,6 +72,7 @@ class SenderReapTest
             assertEquals(4, rig.counter(CounterType.TXQ_COMPLETED_PACKETS));
             assertEquals(0, socket.inFlight(), "the socket's in-flight released");
             assertEquals(0, rig.bql.dql().inflight(), "BQL told");
+            assertEquals(1, rig.counter(CounterType.TXQ_SENDER_REAPS), "one reap, after the one burst");
             assertEquals(0, rig.completionWakes.get(), "the completion actor was not rung");
             assertEquals(0, rig.wakes.get(), "nor the qdisc's");
             assertBooksExact(rig, 4);
@@ -99,6 +99,7 @@ class SenderReapTest
             assertEquals(2, socket.inFlight());
             assertEquals(RunToken.HELD_MISSED, rig.channel.token().state(), "the sender left its mark");
             assertEquals(0, rig.completionWakes.get(), "and rang nobody");
+            assertEquals(0, rig.counter(CounterType.TXQ_SENDER_REAPS));
 
             assertTrue(rig.channel.token().release(), "the holder sees the mark and has the owners rung");
             assertEquals(2, rig.channel.pollCompletions(), "the completion actor completes the burst");
@@ -109,23 +110,29 @@ class SenderReapTest
     }
 
     /**
-     * A device that completes later (a paced {@code loop}): the sender reaps what is done, and rings the completion
-     * actor for what is still in the driver, the delayed callback of §7.7, which completes it.
+     * A device that completes later (a stalled {@code loop} queue takes a burst and completes nothing until it is
+     * released): the sender reaps what is done, none here, and rings the completion actor for what is still in the
+     * driver, the delayed callback of §7.7, which completes it once the device has.
      */
     @Test
     void packetsStillInTheDriverRingTheCompletionActor_7_7()
     {
-        try (QdiscEngineSupport rig = reapingRig(SLOW_LOOP))
+        try (QdiscEngineSupport rig = reapingRig(LOOP))
         {
             final UdpSocketImpl socket = rig.openSocket(0);
+            rig.driver.fault(NicFault.TX_STALL, 0, 1);
             for (int i = 0; i < 7; i++)
             {
                 assertTrue(rig.sendMore(socket, i) > 0);
             }
             assertTrue(rig.send(socket, 7) > 0);
             assertEquals(8, rig.counter(CounterType.QDISC_DIRECT));
-            assertTrue(rig.txq.inDriver() > 0, "the paced device holds some: " + rig);
-            assertEquals(1, rig.completionWakes.get(), "the completion actor was rung for them");
+            assertEquals(8, rig.txq.inDriver(), "the stalled device holds the burst");
+            assertEquals(1, rig.counter(CounterType.TXQ_SENDER_REAPS), "the sender reaped");
+            assertEquals(0, rig.txq.completedPackets(), "nothing");
+            assertEquals(1, rig.completionWakes.get(), "and rang the completion actor for the rest");
+
+            rig.driver.fault(NicFault.TX_STALL, 0, 0);
 
             Await.until("the completion actor to complete the burst", () ->
             {
