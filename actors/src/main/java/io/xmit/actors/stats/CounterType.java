@@ -73,6 +73,11 @@ public enum CounterType
     TXQ_DROP_SHUTDOWN(1208, "txq_drop_shutdown", false),
     /** 1 while the TX queue is stopped (driver ring full or BQL), as of the TX watchdog's last look. */
     TXQ_STOPPED(1209, "txq_stopped", true),
+    /**
+     * Reaps of the TX queue's completions a sender ran in its own context after its burst, the channel's token won
+     * (kernel-semantics §7.7).
+     */
+    TXQ_SENDER_REAPS(1210, "txq_sender_reaps", false),
 
     SOCKET_SENT(1300, "socket_sent", false),
     SOCKET_SEND_BACKPRESSURED(1301, "socket_send_backpressured", false),

@@ -10,6 +10,8 @@ import io.xmit.transport.ring.RingDoorbell;
 import io.xmit.transport.ring.RunToken;
 
 import org.agrona.concurrent.status.AtomicCounter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Channel q of a port: RX queue q and the completions of TX queue q, as a NIC's combined channel is one NAPI instance
@@ -33,6 +35,8 @@ import org.agrona.concurrent.status.AtomicCounter;
  */
 public final class Channel
 {
+    private static final Logger LOG = LoggerFactory.getLogger(Channel.class);
+
     private final int index;
     private final RunToken token = new RunToken();
     private final NicDriver driver;
@@ -44,6 +48,10 @@ public final class Channel
     private final AtomicCounter polls;
     private final AtomicCounter packets;
     private final AtomicCounter handBacks;
+    private final AtomicCounter completionsRestarts;
+    private final AtomicCounter senderReaps;
+    /** Whether a sender's failed reap has been logged: the first is, the rest are counted only. */
+    private volatile boolean reapFailureLogged;
     /**
      * A socket preferring busy polling handed the channel back with its interrupt off and comes back to it (§9.6):
      * the RX queue's actor does not arm the interrupt when it goes idle meanwhile. Written by the socket's thread,
@@ -59,10 +67,12 @@ public final class Channel
      * @param rx                  RX queue {@code index}'s engine and its actor's doorbell, or nulls for a channel of
      *                            completions only.
      * @param completions         TX queue {@code index}'s completion engine and its actor's doorbell, or nulls.
+     * @param completionsRestarts the TX queue stage's restart counter, which a sender's failed reap counts in too; null
+     *                            with no completions.
      */
     public Channel(final int port, final int index, final NicDriver driver, final RxQueueEngine rx,
         final RingDoorbell rxDoorbell, final TxQueueEngine completions, final RingDoorbell completionsDoorbell,
-        final CountersFile counters)
+        final AtomicCounter completionsRestarts, final CountersFile counters)
     {
         if ((null == rx) != (null == rxDoorbell) || (null == completions) != (null == completionsDoorbell))
         {
@@ -74,6 +84,9 @@ public final class Channel
         this.rxDoorbell = rxDoorbell;
         this.completions = completions;
         this.completionsDoorbell = completionsDoorbell;
+        this.completionsRestarts = completionsRestarts;
+        senderReaps = null == completions ? null :
+            counters.allocate(CounterType.TXQ_SENDER_REAPS, CounterScope.txq(port, index));
         if (null != rx)
         {
             final CounterScope scope = CounterScope.rxq(port, index);
@@ -132,6 +145,55 @@ public final class Channel
         completionsHolds = false;
         release();
         return work;
+    }
+
+    /**
+     * A sender's reap after a burst it ran in its own context (kernel-semantics §7.7, virtio_net's
+     * {@code free_old_xmit} in {@code start_xmit}): on the sender's thread, under the token taken as an owner takes it,
+     * the completions are polled as the completion actor polls them (BQL, the sockets released in completion order, a
+     * stopped queue woken and its qdisc rung, the books). The completion actor is rung only for what the sender could
+     * not do: the token is held (it is marked MISSED, and the holder's release rings both owners, §9.5), or packets are
+     * still in the driver, which completes them later. A reap that fails is recovered at once, counted as a restart of
+     * the TX queue stage (the first logged) and left to the actor; the sender's send stands.
+     */
+    public void reapCompletions()
+    {
+        if (!token.tryAcquire())
+        {
+            return;
+        }
+        senderReaps.incrementRelease();
+        boolean settled = false;
+        try
+        {
+            completions.poll();
+            settled = completions.settled();
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            recoverFailedReap(ex);
+        }
+        finally
+        {
+            release();
+            if (!settled)
+            {
+                completionsDoorbell.ring();
+            }
+        }
+    }
+
+    /** A failure in a sender's reap, under the token: counted, the first logged, and the engine recovered at once. */
+    private void recoverFailedReap(final Throwable ex)
+    {
+        completionsRestarts.increment();
+        if (!reapFailureLogged)
+        {
+            reapFailureLogged = true;
+            LOG.warn("{}: reaping TX completions in a sender's context failed; recovered, the completion actor " +
+                "takes over (later failures are counted in stage_restarts only)", this, ex);
+        }
+        completions.recover();
     }
 
     /** The RX queue actor's restart: if its failed poll left it holding the token, the engine recovers, then lets go. */

@@ -293,8 +293,11 @@ public final class PipelineAssembly
             {
                 bandRings[band] = rings.addSubscription(StreamIds.qdisc(port, q, band), qdiscDoorbell);
             }
+            // A sender's burst reaps through channel q (kernel-semantics §7.7), assembled after the TX queues.
+            final Channel[][] channels = engines.channels();
+            final int queue = q;
             final QdiscEngine qdisc = new QdiscEngine(port, q, driver, bandRings, state, bql, inFlight, sockets, config,
-                counters, txqDoorbell::ring);
+                counters, txqDoorbell::ring, () -> channels[port][queue].reapCompletions());
             final TxQueueEngine txq = new TxQueueEngine(port, q, driver, state, bql, inFlight, sockets,
                 config.bulkLimit(), counters, qdiscDoorbell::ring, txqDoorbell::ring);
             qdisc.trace(tracer.point(port, q));
@@ -355,8 +358,11 @@ public final class PipelineAssembly
                 engines.rxqs()[port][q] = rx;
             }
             final boolean completes = q < txCount;
+            final AtomicCounter completionsRestarts = completes ? counters.allocate(CounterType.STAGE_RESTARTS,
+                CounterScope.txq(port, q).withStage(Stage.TXQ)) : null;
             final Channel channel = new Channel(port, q, driver, rx, q < rxCount ? doorbells[q] : null,
-                completes ? engines.txqs()[port][q] : null, completes ? completionDoorbells[port][q] : null, counters);
+                completes ? engines.txqs()[port][q] : null, completes ? completionDoorbells[port][q] : null,
+                completionsRestarts, counters);
             engines.channels()[port][q] = channel;
             final Props on = cpus[q % cpus.length];
             if (null != rx)
@@ -369,7 +375,7 @@ public final class PipelineAssembly
             {
                 spawn("txq-" + port + "-" + q, PollingActor.create(dutyCycle(completionDoorbells[port][q],
                     channel::pollCompletions), completionWakes[port][q], channel::recoverCompletions,
-                    counters.allocate(CounterType.STAGE_RESTARTS, CounterScope.txq(port, q).withStage(Stage.TXQ))), on);
+                    completionsRestarts), on);
             }
         }
         return doorbells;

@@ -89,6 +89,7 @@ public final class QdiscEngine implements StageEngine
     private final boolean bypassEnabled;
     private final OverflowPolicy overflow;
     private final Runnable wakeTxQueue;
+    private final Runnable reapInSender;
     private final DescriptorBatch batch;
     private final int ringSize;
     /** The direct path's frames (§4.4a): one slot per descriptor of {@link #batch}, off-heap, preallocated. */
@@ -134,6 +135,8 @@ public final class QdiscEngine implements StageEngine
     /** The last {@code tx_burst}'s result until it is booked, else NO_BURST. */
     private int burstResult = NO_BURST;
     private TracePoint trace = TracePoint.NONE;
+    /** A sender holds the run token: the completions its bursts make due are its to reap (§7.7). */
+    private boolean senderContext;
 
     private static final int NO_PEEK = 0;
     private static final int BYPASS_PEEK = 1;
@@ -151,7 +154,8 @@ public final class QdiscEngine implements StageEngine
         final SocketTable sockets,
         final PipelineConfig config,
         final CountersFile counters,
-        final Runnable wakeTxQueue)
+        final Runnable wakeTxQueue,
+        final Runnable reapInSender)
     {
         this.port = port;
         this.txq = txq;
@@ -172,6 +176,7 @@ public final class QdiscEngine implements StageEngine
         this.bypassEnabled = config.qdiscBypass();
         this.overflow = config.overflow();
         this.wakeTxQueue = wakeTxQueue;
+        this.reapInSender = reapInSender;
         this.qdisc = new PfifoFast(config.bandLimit(), driver.maxFrame(), 2 * config.bulkLimit());
         this.batch = new DescriptorBatch(config.bulkLimit());
         this.ringSize = driver.ringSize();
@@ -658,7 +663,7 @@ public final class QdiscEngine implements StageEngine
         {
             bypassed.getAndAddRelease(accepted);
         }
-        wakeTxQueue.run();
+        completionsDue();
     }
 
     /**
@@ -700,8 +705,33 @@ public final class QdiscEngine implements StageEngine
     {
         state.stopQueue();
         stops.incrementRelease();
-        wakeTxQueue.run();
+        completionsDue();
         return 0;
+    }
+
+    /**
+     * Whether the token's holder is a sender, on its own thread ({@link QdiscRunner} sets it when a sender wins the
+     * token and clears it before the sender lets go).
+     */
+    void senderContext(final boolean sender)
+    {
+        senderContext = sender;
+    }
+
+    /**
+     * After a {@code tx_burst}, or when the queue stops for room, the TX queue must look at its completions: a sender
+     * reaps them itself (§7.7), and the qdisc's actor, on the completion actor's CPU, rings that actor.
+     */
+    private void completionsDue()
+    {
+        if (senderContext)
+        {
+            reapInSender.run();
+        }
+        else
+        {
+            wakeTxQueue.run();
+        }
     }
 
     /**

@@ -29,6 +29,10 @@ import java.lang.invoke.VarHandle;
  * into the engine's staging area and {@link #directCommit} stages it, sending the staged frames in one
  * {@code tx_burst} at the end of the sender's run, and releases the token. No ring, no claim, no doorbell.
  * <p>
+ * After a burst in the sender's context (either form) the sender reaps the TX queue's completions itself, through the
+ * queue's channel, and wakes the completion actor only for what it could not do (§7.7): the engine knows it runs for
+ * a sender ({@link QdiscEngine#senderContext}) while a sender holds the token.
+ * <p>
  * Nothing is stranded (§5.5): a runner that loses the token marks it MISSED and walks away, and whoever releases it
  * with the mark rings the qdisc's doorbell, so the actor runs again if it was idle (if it is running, its duty cycle
  * polls again anyway). A sender that ran a turn also rings when work may remain: the quota was used up, or a backlog
@@ -198,6 +202,7 @@ public final class QdiscRunner implements StageEngine
         {
             return false;
         }
+        engine.senderContext(true);
         senderRuns.incrementRelease();
         endSenderTurn(senderTurn());
         return true;
@@ -242,6 +247,7 @@ public final class QdiscRunner implements StageEngine
         {
             return NO_DIRECT;
         }
+        engine.senderContext(true);
         int offset = NO_DIRECT;
         int outcome = DONE;
         try
@@ -295,6 +301,7 @@ public final class QdiscRunner implements StageEngine
     /** Releases the token after a sender's turn or direct send (a failed recovery keeps it); rings if work is left. */
     private void endSenderTurn(final int outcome)
     {
+        engine.senderContext(false);
         if (KEPT == outcome)
         {
             doorbell.ring();

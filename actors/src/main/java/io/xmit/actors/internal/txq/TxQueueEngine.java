@@ -153,6 +153,15 @@ public final class TxQueueEngine implements StageEngine, TxWatchdog.Watched
         return completedPackets.get();
     }
 
+    /**
+     * Nothing is in the driver and nothing reclaimed waits to be booked: no completion is left for the actor
+     * (kernel-semantics §7.7). Read under the channel's token.
+     */
+    public boolean settled()
+    {
+        return 0 == pendingPackets && 0 == inFlight.size();
+    }
+
     /** Packets the driver accepted and has not completed (booked). */
     public int inDriver()
     {

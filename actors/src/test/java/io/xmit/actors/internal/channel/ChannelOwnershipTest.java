@@ -558,7 +558,7 @@ class ChannelOwnershipTest
             // The RX queue's actor, idle: a ring of its doorbell is a wake-up (a Poll sent).
             rxDoorbell = new RingDoorbell(wakes::incrementAndGet);
             rx = new RxQueueEngine(1, 0, driver, sockets, rxDoorbell, 64, counters, null);
-            channel = new Channel(1, 0, driver, rx, rxDoorbell, null, null, counters);
+            channel = new Channel(1, 0, driver, rx, rxDoorbell, null, null, null, counters);
         }
 
         BusyPoller poller(final BusyPoll settings)

@@ -4,6 +4,7 @@ import io.xmit.actors.Endpoint;
 import io.xmit.actors.OverflowPolicy;
 import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.PortAddress;
+import io.xmit.actors.internal.channel.Channel;
 import io.xmit.actors.internal.socket.SendGate;
 import io.xmit.actors.internal.socket.SocketTable;
 import io.xmit.actors.internal.socket.UdpSocketImpl;
@@ -90,7 +91,17 @@ final class QdiscEngineSupport implements AutoCloseable
      * queue), on the thread running the turn: a test can hold a turn there, with the run token held.
      */
     volatile Runnable onWakeTxQueue = () -> { };
+    /**
+     * Runs where a sender that ran a burst in its own context looks at the completions (§7.7): by default what the
+     * actor does ({@link #onWakeTxQueue}); {@link #reapInSenders} makes senders reap through {@link #channel}.
+     */
+    volatile Runnable onReapInSender = () -> onWakeTxQueue.run();
     final TxQueueEngine txq;
+    /** Channel 0 with the TX queue's completions only; its actor's doorbell counts its wake-ups. */
+    final Channel channel;
+    final RingDoorbell completionsDoorbell;
+    /** Wake-ups the completion actor's doorbell sent. */
+    final AtomicInteger completionWakes = new AtomicInteger();
     final PortContext portContext;
     final LongArrayList received = new LongArrayList();
 
@@ -135,7 +146,7 @@ final class QdiscEngineSupport implements AutoCloseable
         bql = new ByteQueueLimits(state);
         inFlight = new InFlightFifo(driver.ringSize());
         engine = new QdiscEngine(0, 0, driver, subscriptions, state, bql, inFlight, sockets, config, counters,
-            () -> onWakeTxQueue.run());
+            () -> onWakeTxQueue.run(), () -> onReapInSender.run());
         qdisc = new QdiscRunner(engine, publications, doorbell, state, config.quota(), config.qdiscSenderBypass(),
             counters.allocate(CounterType.STAGE_RESTARTS, SCOPE.withStage(CounterScope.Stage.QDISC)),
             counters.allocate(CounterType.QDISC_SENDER_RUNS, SCOPE));
@@ -143,6 +154,9 @@ final class QdiscEngineSupport implements AutoCloseable
         // The TX queue rings the qdisc when it wakes the queue, as in the pipeline.
         txq = new TxQueueEngine(0, 0, driver, state, bql, inFlight, sockets, config.bulkLimit(), counters,
             doorbell::ring, () -> {});
+        completionsDoorbell = new RingDoorbell(completionWakes::incrementAndGet);
+        channel = new Channel(0, 0, driver, null, null, txq, completionsDoorbell,
+            counters.allocate(CounterType.STAGE_RESTARTS, SCOPE.withStage(CounterScope.Stage.TXQ)), counters);
         portContext = new PortContext(0, PortAddress.defaultFor(0, 2),
             new PacketPublication[][]{publications}, new QdiscRunner[]{qdisc}, FlowHasher.random(), driver.maxFrame(),
             QueueMap.create(1, 1, 1),
@@ -184,6 +198,15 @@ final class QdiscEngineSupport implements AutoCloseable
     {
         bql.dql().maxLimit(max).minLimit(min);
         bql.reset();
+    }
+
+    /**
+     * Senders reap the completions of their bursts through {@link #channel} (§7.7), as in the pipeline; the test's
+     * completion actor then polls through it too ({@link Channel#pollCompletions}), never {@link #txq} directly.
+     */
+    void reapInSenders()
+    {
+        onReapInSender = channel::reapCompletions;
     }
 
     /** A socket on port 0, connected to the peer on port 1, sending with {@code priority}. */

@@ -37,6 +37,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class QdiscSenderBypassStressTest
 {
     private static final String LOOP = "loop:tx=1,rx=1,ring=1024,frame=2048,rate=2Mpps";
+    /**
+     * Senders that reap their own completions are no longer held back by the far end's drain (their send buffers
+     * empty as the wire sends), so its ring holds every packet of the test.
+     */
+    private static final String REAPING_LOOP = "loop:tx=1,rx=1,ring=65536,frame=256,rate=2Mpps";
     private static final int SENDERS = 4;
     private static final int PACKETS_EACH = 10_000;
     private static final int SEND_BUFFER = 128;
@@ -47,10 +52,31 @@ class QdiscSenderBypassStressTest
     @Test
     void everyPacketArrivesOnceInOrderWhateverThreadRanTheQdisc()
     {
-        final PipelineConfig config = QdiscEngineSupport.config(LOOP, 64, 64, 1000, OverflowPolicy.BACKPRESSURE)
+        run(false);
+    }
+
+    /**
+     * The same with the senders reaping their bursts' completions through the channel (kernel-semantics §7.7), while
+     * the actors' thread polls them through it too: the sender, the completion actor or neither (the token held, a
+     * MISSED mark left) reaps each burst, and every packet is still completed exactly once, its socket released.
+     */
+    @Test
+    void everyPacketIsCompletedOnceWhicheverThreadReapedIt_7_7()
+    {
+        run(true);
+    }
+
+    private static void run(final boolean reapInSenders)
+    {
+        final String device = reapInSenders ? REAPING_LOOP : LOOP;
+        final PipelineConfig config = QdiscEngineSupport.config(device, 64, 64, 1000, OverflowPolicy.BACKPRESSURE)
             .toBuilder().qdiscSenderBypass(true).build();
-        try (QdiscEngineSupport rig = QdiscEngineSupport.idleActor(LOOP, config))
+        try (QdiscEngineSupport rig = QdiscEngineSupport.idleActor(device, config))
         {
+            if (reapInSenders)
+            {
+                rig.reapInSenders();
+            }
             final List<UdpSocketImpl> sockets = new ArrayList<>();
             for (int s = 0; s < SENDERS; s++)
             {
@@ -85,7 +111,14 @@ class QdiscSenderBypassStressTest
                     rig.actorCycle.onPoll();
                 }
                 rig.drainReceiver();
-                rig.txq.poll();
+                if (reapInSenders)
+                {
+                    rig.channel.pollCompletions();
+                }
+                else
+                {
+                    rig.txq.poll();
+                }
                 for (; checked < rig.received.size(); checked++)
                 {
                     final long value = rig.received.getLong(checked);
@@ -114,7 +147,13 @@ class QdiscSenderBypassStressTest
             assertEquals(total, books.taken());
             assertEquals(total, books.sent());
             assertEquals(total, books.completed());
+            assertEquals(0, books.inDriver());
+            assertEquals(total, rig.counter(CounterType.TXQ_COMPLETED_PACKETS), "each completed once");
+            assertEquals(0, rig.bql.dql().inflight(), "BQL told of every completion");
             assertEquals(RunToken.FREE, rig.qdisc.token().state());
+            assertEquals(RunToken.FREE, rig.channel.token().state());
+            final long reaps = rig.counter(CounterType.TXQ_SENDER_REAPS);
+            assertTrue(reapInSenders ? reaps > 0 : 0 == reaps, "sender reaps: " + reaps);
             final long direct = rig.counter(CounterType.QDISC_DIRECT);
             assertTrue(direct > 0 && direct < total, "both paths taken: " + direct + " of " + total + " directly");
         }
