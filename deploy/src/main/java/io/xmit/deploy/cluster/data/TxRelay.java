@@ -44,9 +44,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * pipeline refused of it here, a drop) and tells the node the counts that changed in one
  * {@link DataPlaneMessage.Completions}, so its sockets count their packets in flight down as a local socket does
  * (kernel-semantics §1.5). The timer runs only while packets are in flight; a node whose sockets send nothing gets no
- * message. A look allocates nothing but the message it sends: the timer repeats on its own (started when frames
- * start to flow, cancelled when none are left in flight) rather than being started again at every look, and the
- * changed counts are gathered in arrays the relay keeps.
+ * message. Of its own, a look allocates only the message it sends (Artery's send of it is Akka's): the timer repeats
+ * (started when frames start to flow, cancelled when none are left in flight) rather than being started again at
+ * every look, and the changed counts are gathered in arrays the relay keeps.
  * <p>
  * Cost over a local socket's send: the receiving driver's copy into the UDP image, this copy into the IPC ring, and
  * one actor hop.
@@ -453,8 +453,8 @@ final class TxRelay
             {
                 timers.startSingleTimer(Retry.INSTANCE, Retry.INSTANCE, RETRY_AFTER);
             }
-            // Started once per stretch of traffic, not per look: Akka allocates a timer, its task and its message at
-            // every start, which at a look per scheduler tick was the relay's whole steady-state allocation.
+            // Started once per stretch of traffic, not per look: Akka allocates a timer, its task, its message and a
+            // logging context at every start, most of what a look allocated (benchmarks.md, 2026-12-02 08:05).
             if (relay.sentSinceReport && !timers.isTimerActive(ReportCompletions.INSTANCE))
             {
                 timers.startTimerWithFixedDelay(ReportCompletions.INSTANCE, ReportCompletions.INSTANCE,
