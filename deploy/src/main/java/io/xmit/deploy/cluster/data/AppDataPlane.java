@@ -235,7 +235,11 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
     @Override
     public Receive<Command> createReceive()
     {
+        // The two messages that come while traffic flows are matched first: Akka 2.6's built receive allocates a
+        // tuple for every case it tries, so each Completions matched twelfth made twelve.
         return newReceiveBuilder()
+            .onMessage(DataPlaneMessage.Completions.class, this::onCompletions)
+            .onMessageEquals(SendReceipts.INSTANCE, this::onSendReceipts)
             .onMessage(EdgeListing.class, this::onListing)
             .onMessage(Open.class, this::onOpen)
             .onMessage(Close.class, this::onClose)
@@ -247,9 +251,7 @@ public final class AppDataPlane extends AbstractBehavior<AppDataPlane.Command>
             .onMessage(ReceiverDrained.class, this::onDrained)
             .onMessage(DataPlaneMessage.NodeDrained.class, this::onNodeDrained)
             .onMessage(DataPlaneMessage.QueueMapChanged.class, this::onQueueMapChanged)
-            .onMessage(DataPlaneMessage.Completions.class, this::onCompletions)
             .onMessage(DataPlaneMessage.SocketPeer.class, this::onSocketPeer)
-            .onMessageEquals(SendReceipts.INSTANCE, this::onSendReceipts)
             .onMessage(GetBooks.class, get ->
             {
                 get.replyTo().tell(books());

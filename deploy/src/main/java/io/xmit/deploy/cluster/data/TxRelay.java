@@ -44,7 +44,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * pipeline refused of it here, a drop) and tells the node the counts that changed in one
  * {@link DataPlaneMessage.Completions}, so its sockets count their packets in flight down as a local socket does
  * (kernel-semantics §1.5). The timer runs only while packets are in flight; a node whose sockets send nothing gets no
- * message.
+ * message. Of its own, a look allocates only the message it sends (Artery's send of it is Akka's): the timer repeats
+ * (started when frames start to flow, cancelled when none are left in flight) rather than being started again at
+ * every look, and the changed counts are gathered in arrays the relay keeps.
  * <p>
  * Cost over a local socket's send: the receiving driver's copy into the UDP image, this copy into the IPC ring, and
  * one actor hop.
@@ -75,6 +77,9 @@ final class TxRelay
     private boolean pressured;
     /** A member's frame was relayed or refused since the last look at the completions. */
     private boolean sentSinceReport;
+    /** Where {@link #completions} gathers the members whose count changed: as long as the member table, reused. */
+    private int[] changedIds = new int[0];
+    private long[] changedDone = new long[0];
 
     /** A member and what the relay alone knows of it; read and written on the relay's thread. */
     private static final class Sender
@@ -110,6 +115,16 @@ final class TxRelay
         members = copy;
     }
 
+    /** Grows the gathering arrays to {@code size} members, on the relay's thread (the table grows as sockets bind). */
+    private void fitChanged(final int size)
+    {
+        if (changedIds.length < size)
+        {
+            changedIds = new int[size];
+            changedDone = new long[size];
+        }
+    }
+
     /** Where the node's {@link DataPlaneMessage.Completions} go: its data plane, as it said when it bound. */
     void reportTo(final ActorRef<DataPlaneMessage> node)
     {
@@ -118,7 +133,8 @@ final class TxRelay
 
     /**
      * What each member has completed, for the members whose count changed since the last call, or null if none did
-     * (or the relay is fenced: the incarnation is lost). Control rate: it allocates the message.
+     * (or the relay is fenced: the incarnation is lost). It allocates the message it returns and nothing else: the
+     * message goes to another node and is serialized after this returns, so it cannot be reused.
      */
     DataPlaneMessage.Completions completions()
     {
@@ -128,21 +144,20 @@ final class TxRelay
             return null;
         }
         final Int2ObjectHashMap<Sender> now = members;
+        fitChanged(now.size());
         int changed = 0;
-        final int[] ids = new int[now.size()];
-        final long[] done = new long[now.size()];
         for (final Sender sender : now.values())
         {
             final long count = sender.done();
             if (count != sender.reported)
             {
                 sender.reported = count;
-                ids[changed] = sender.member.id();
-                done[changed++] = count;
+                changedIds[changed] = sender.member.id();
+                changedDone[changed++] = count;
             }
         }
-        return 0 == changed ? null : new DataPlaneMessage.Completions(Arrays.copyOf(ids, changed),
-            Arrays.copyOf(done, changed));
+        return 0 == changed ? null : new DataPlaneMessage.Completions(Arrays.copyOf(changedIds, changed),
+            Arrays.copyOf(changedDone, changed));
     }
 
     /**
@@ -438,9 +453,12 @@ final class TxRelay
             {
                 timers.startSingleTimer(Retry.INSTANCE, Retry.INSTANCE, RETRY_AFTER);
             }
+            // Started once per stretch of traffic, not per look: Akka allocates a timer, its task, its message and a
+            // logging context at every start, most of what a look allocated (benchmarks.md, 2026-12-02 08:05).
             if (relay.sentSinceReport && !timers.isTimerActive(ReportCompletions.INSTANCE))
             {
-                timers.startSingleTimer(ReportCompletions.INSTANCE, ReportCompletions.INSTANCE, COMPLETIONS_AFTER);
+                timers.startTimerWithFixedDelay(ReportCompletions.INSTANCE, ReportCompletions.INSTANCE,
+                    COMPLETIONS_AFTER);
             }
             replyIfReached();
             return this;
@@ -454,9 +472,9 @@ final class TxRelay
             {
                 node.tell(completions);
             }
-            if (!relay.fenced() && relay.completionsPending())
+            if (relay.fenced() || !relay.completionsPending())
             {
-                timers.startSingleTimer(ReportCompletions.INSTANCE, ReportCompletions.INSTANCE, COMPLETIONS_AFTER);
+                timers.cancel(ReportCompletions.INSTANCE);
             }
             return this;
         }

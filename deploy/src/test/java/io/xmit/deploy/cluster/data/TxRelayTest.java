@@ -1,6 +1,7 @@
 package io.xmit.deploy.cluster.data;
 
 import io.xmit.actors.SendResult;
+import io.xmit.pipeline.AllocationMeter;
 import io.xmit.pipeline.frame.RingFrameHeader;
 import io.xmit.transport.ring.PacketPublication;
 import io.xmit.transport.ring.PacketSubscription;
@@ -29,6 +30,7 @@ class TxRelayTest
 {
     private static final int STREAM = 7000;
     private static final int SOCKET = 12;
+    private static final int LOOKS = 100_000;
 
     private final IpcTxStreams rings = new IpcTxStreams("tx-relay-test", STREAM);
     private final PacketPublication[] tx = rings.tx;
@@ -166,6 +168,52 @@ class TxRelayTest
         relay.fence();
         member.completed = 5;
         assertNull(relay.completions(), "a lost incarnation hears nothing");
+    }
+
+    /**
+     * A look at the completions (one per timer tick while packets are in flight, whatever the packet rate) allocates
+     * nothing when no count changed, and only the message it sends when one did: the relay gathers the changes in
+     * arrays it keeps.
+     */
+    @Test
+    void aLookAtTheCompletionsAllocatesNothingButTheMessage()
+    {
+        relay.add(member);
+        relay.add(new ScriptedMember(SOCKET + 1, false));
+        relay.completions();
+
+        final AllocationMeter.Measurement unchanged = AllocationMeter.measure(looks ->
+        {
+            long reports = 0;
+            for (int i = 0; i < looks; i++)
+            {
+                reports += null == relay.completions() ? 0 : 1;
+            }
+            return reports;
+        }, LOOKS, LOOKS);
+        assertEquals(0, unchanged.result(), "no count changed, nothing to report");
+        assertEquals(0, unchanged.allocatedBytes(), "bytes allocated by " + LOOKS + " looks that found no change");
+
+        final DataPlaneMessage.Completions[] sent = new DataPlaneMessage.Completions[LOOKS];
+        final AllocationMeter.Measurement reports = AllocationMeter.measure(looks ->
+        {
+            for (int i = 0; i < looks; i++)
+            {
+                member.completed++;
+                sent[i] = relay.completions();
+            }
+            return sent[looks - 1].completed()[0];
+        }, LOOKS, LOOKS);
+        final AllocationMeter.Measurement messages = AllocationMeter.measure(looks ->
+        {
+            for (int i = 0; i < looks; i++)
+            {
+                sent[i] = new DataPlaneMessage.Completions(new int[] {SOCKET}, new long[] {i});
+            }
+            return sent[looks - 1].completed()[0];
+        }, LOOKS, LOOKS);
+        assertEquals(messages.allocatedBytes(), reports.allocatedBytes(),
+            "bytes allocated by " + LOOKS + " reports of one changed count, against " + LOOKS + " such messages");
     }
 
     @Test
