@@ -304,11 +304,13 @@ public final class Channel
         handBacks.incrementRelease();
         deferred = defer;
         boolean more = false;
+        boolean armed = false;
         if (!defer)
         {
             // A look that only finishes a burst a budget left never reads the shim, so it cannot arm first.
             final boolean burstLeft = rx.inBurst();
-            final int found = rx.poll(budget, RingDoorbell.IDLE == rxDoorbell.state());
+            armed = RingDoorbell.IDLE == rxDoorbell.state();
+            final int found = rx.poll(budget, armed);
             if (found > 0)
             {
                 packets.getAndAddRelease(found);
@@ -317,7 +319,7 @@ public final class Channel
         }
         if (token.release())
         {
-            more = lookOnceMoreForTheTurnedAway(budget) || more;
+            more = lookOnceMoreForTheTurnedAway(budget, !defer && !armed) || more;
         }
         if (more)
         {
@@ -330,9 +332,10 @@ public final class Channel
      * it came for. Rings the completions' owner if packets are still in the driver, and whoever marked the token
      * again or took it first (their work is not covered).
      *
+     * @param mayArm the hand-back does not defer and has not armed the interrupt yet.
      * @return true if RX frames are still waiting, for the caller to ring the RX queue's actor.
      */
-    private boolean lookOnceMoreForTheTurnedAway(final int budget)
+    private boolean lookOnceMoreForTheTurnedAway(final int budget, final boolean mayArm)
     {
         if (!token.tryAcquireQuietly())
         {
@@ -340,8 +343,9 @@ public final class Channel
             return false;
         }
         final boolean burstLeft = rx.inBurst();
-        // Not arming: a hand-back without deferral armed an idle actor's interrupt before its own last look already.
-        final int found = rx.poll(budget, false);
+        // An actor turned away goes idle without arming (it arms only under the token): the look arms for it, unless
+        // the interrupt is off for a deferral or the hand-back's first look armed it already.
+        final int found = rx.poll(budget, mayArm && RingDoorbell.IDLE == rxDoorbell.state());
         if (found > 0)
         {
             packets.getAndAddRelease(found);
