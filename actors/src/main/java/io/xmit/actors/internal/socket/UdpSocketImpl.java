@@ -546,6 +546,10 @@ public final class UdpSocketImpl implements UdpSocket
      */
     private static int ipv4HeaderAt(final DirectBuffer frame, final int frameOffset, final int frameLength)
     {
+        if (frameLength < EthernetFlyweight.HEADER_LENGTH)
+        {
+            return NO_IPV4_HEADER;
+        }
         int ethertype = frame.getShort(frameOffset + EthernetFlyweight.ETHERTYPE_OFFSET, ByteOrder.BIG_ENDIAN) & 0xFFFF;
         int headerLength = EthernetFlyweight.HEADER_LENGTH;
         if (EthernetFlyweight.ETHERTYPE_VLAN == ethertype && frameLength >= EthernetFlyweight.VLAN_HEADER_LENGTH)
