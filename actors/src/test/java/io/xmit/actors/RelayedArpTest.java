@@ -106,8 +106,8 @@ class RelayedArpTest
         assertEquals(List.of(1L, 1L, 1L, 2L), List.of(pipeline.total(CounterType.NEIGH_HELD, 0),
             pipeline.total(CounterType.HOST_ARP_REQUESTS, 0), pipeline.total(CounterType.HOST_ARP_REPLIES, 1),
             pipeline.total(CounterType.HOST_TX, 0)),
-            "neigh_held and host_arp_requests on port 0, host_arp_replies on port 1, host_tx on port 0 (the request and " +
-            "the held frame)");
+            "neigh_held and host_arp_requests on port 0, host_arp_replies on port 1, host_tx on port 0 (the request " +
+            "and the held frame)");
     }
 
     @Test
