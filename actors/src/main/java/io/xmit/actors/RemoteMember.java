@@ -20,7 +20,9 @@ public interface RemoteMember extends AutoCloseable
 
     /**
      * Sends a frame the member's node wrote: copied as it is into TX queue {@code txq}'s qdisc ring (the band of the
-     * header's priority), and counted as this member's send in the pipeline's books. One thread at a time.
+     * header's priority), and counted as this member's send in the pipeline's books. One thread at a time. On a port
+     * with ARP an IPv4 frame's destination MAC is the next hop's, written here; while that neighbour resolves the
+     * frame is held by the port's host instead ({@link #held}), and leaves on TX queue {@code txq} once it resolves.
      *
      * @return a positive ring position if accepted, else a negative {@link SendResult}: {@link SendResult#BACK_PRESSURED}
      * when the qdisc's ring is full (nothing was copied), {@link SendResult#STOPPED} once the pipeline stops,
@@ -53,6 +55,12 @@ public interface RemoteMember extends AutoCloseable
 
     /** The peer it is connected to ({@link #connect}), or null. */
     Endpoint peer();
+
+    /**
+     * Its frames {@link #relay} handed to the port's host to hold while their next hop resolved: not in {@link #sent}
+     * (the host counts them when it sends them), but in {@link #completed} once sent or dropped. On the relay's thread.
+     */
+    long held();
 
     /** What it has sent through {@link #relay}; after {@link #close}, what it had; -1 if the pipeline closed first. */
     long sent();

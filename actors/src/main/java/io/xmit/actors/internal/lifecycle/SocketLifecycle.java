@@ -274,6 +274,12 @@ public final class SocketLifecycle
         }
 
         @Override
+        public long held()
+        {
+            return socket.holdsSent();
+        }
+
+        @Override
         public void steer(final boolean on)
         {
             ControlCalls.checkControlThread("steering a remote member");

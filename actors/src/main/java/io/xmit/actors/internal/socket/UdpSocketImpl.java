@@ -11,6 +11,8 @@ import io.xmit.actors.internal.qdisc.QdiscRunner;
 import io.xmit.actors.internal.xps.PortContext;
 import io.xmit.actors.trace.TracePoint;
 import io.xmit.pipeline.flow.FlowKey;
+import io.xmit.pipeline.frame.EthernetFlyweight;
+import io.xmit.pipeline.frame.Ipv4Flyweight;
 import io.xmit.pipeline.frame.RingFrameHeader;
 import io.xmit.pipeline.frame.UdpFrameWriter;
 import io.xmit.pipeline.xps.SocketQueueState;
@@ -23,6 +25,7 @@ import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.status.AtomicCounter;
 
+import java.nio.ByteOrder;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -33,6 +36,11 @@ import java.util.function.Consumer;
  */
 public final class UdpSocketImpl implements UdpSocket
 {
+    /** {@link #relay}: the frame is not IPv4, or its port has no ARP. */
+    private static final int NO_IPV4_HEADER = -1;
+    /** {@link #relay}: the frame's destination MAC stays as its node wrote it. */
+    private static final long NO_REWRITE = -2;
+
     private final int id;
     private final int cpu;
     private final PortContext portContext;
@@ -435,6 +443,13 @@ public final class UdpSocketImpl implements UdpSocket
      * plane): copied as it is into TX queue {@code txq}'s qdisc ring of the frame's band, counted as this socket's
      * send, with this socket's id in the header so that its completion comes back here. The same gate, results and
      * books as {@link #send}.
+     * <p>
+     * On a port with ARP the node cannot know the next hop's MAC, so an IPv4 frame gets it here, as a local send
+     * does: resolved, it is written over the frame's destination MAC in the ring; not yet, the frame goes to the
+     * port's host to hold for that neighbour, and leaves on TX queue {@code txq} once it resolves (or is dropped and
+     * counted under a {@code neigh_drop_*} reason). A held frame is outside the books until the host sends it, as a
+     * local socket's is. A frame that could overtake one of this socket's still held is refused as
+     * {@link SendResult#BACK_PRESSURED}, to be retried.
      *
      * @return the ring position (positive) if accepted, else {@link SendResult#STOPPED}, {@link SendResult#CLOSED},
      * {@link SendResult#TOO_LONG}, {@link SendResult#BACK_PRESSURED} (nothing was copied: retry it) or another
@@ -463,7 +478,19 @@ public final class UdpSocketImpl implements UdpSocket
             {
                 return refuse(SendResult.TOO_LONG);
             }
-            final PacketPublication ring = portContext.qdiscRing(txq, header.priority());
+            final HostPath host = portContext.host();
+            final int ipv4At = null != host && portContext.address().arp() ?
+                ipv4HeaderAt(frame, frameOffset, frameLength) : NO_IPV4_HEADER;
+            final int destination = NO_IPV4_HEADER == ipv4At ? 0 :
+                frame.getInt(ipv4At + Ipv4Flyweight.DESTINATION_OFFSET, ByteOrder.BIG_ENDIAN);
+            final long destinationMac = NO_IPV4_HEADER == ipv4At ? NO_REWRITE : host.resolve(destination);
+            final boolean hold = HostPath.UNRESOLVED == destinationMac;
+            if (NO_IPV4_HEADER != ipv4At && holdsPending() && !hold && mayOvertakeHeld(host.nextHop(destination)))
+            {
+                backPressured.incrementRelease();
+                return SendResult.BACK_PRESSURED;
+            }
+            final PacketPublication ring = hold ? host.holdRing() : portContext.qdiscRing(txq, header.priority());
             final long result = claimOrRefuse(ring, frameLength);
             if (result < 0)
             {
@@ -471,14 +498,36 @@ public final class UdpSocketImpl implements UdpSocket
             }
             try
             {
-                claim.putHeader(header.flowHash(), id, header.priority(), RingFrameHeader.NO_RX_QUEUE,
-                    header.flags(), header.traceId(), 0);
+                if (hold)
+                {
+                    claim.putHeader(header.flowHash(), id, header.priority(), txq, HostPath.KIND_HOLD,
+                        RingFrameHeader.NO_TRACE_ID, 0);
+                }
+                else
+                {
+                    claim.putHeader(header.flowHash(), id, header.priority(), RingFrameHeader.NO_RX_QUEUE,
+                        header.flags(), header.traceId(), 0);
+                }
                 claim.buffer().putBytes(claim.frameOffset(), frame, frameOffset, frameLength);
             }
             catch (final RuntimeException ex)
             {
                 claim.abort();
                 throw ex;
+            }
+            if (hold)
+            {
+                // Outside the books until the host actor puts it into TX queue txq's ring (it counts it then).
+                queueState.packetSent();
+                noteHold(host.nextHop(destination));
+                holdsSent++;
+                claim.commit();
+                return result;
+            }
+            if (NO_REWRITE != destinationMac)
+            {
+                EthernetFlyweight.putMac(claim.buffer(), claim.frameOffset() + EthernetFlyweight.DESTINATION_OFFSET,
+                    destinationMac);
             }
             queueState.packetSent();
             sent.incrementRelease();
@@ -489,6 +538,28 @@ public final class UdpSocketImpl implements UdpSocket
         {
             sender.leave();
         }
+    }
+
+    /**
+     * Where the IPv4 header of a relayed frame starts (after an untagged or an 802.1Q-tagged Ethernet header), or
+     * {@link #NO_IPV4_HEADER} if the frame is not IPv4 or too short to hold the header's destination.
+     */
+    private static int ipv4HeaderAt(final DirectBuffer frame, final int frameOffset, final int frameLength)
+    {
+        if (frameLength < EthernetFlyweight.HEADER_LENGTH)
+        {
+            return NO_IPV4_HEADER;
+        }
+        int ethertype = frame.getShort(frameOffset + EthernetFlyweight.ETHERTYPE_OFFSET, ByteOrder.BIG_ENDIAN) & 0xFFFF;
+        int headerLength = EthernetFlyweight.HEADER_LENGTH;
+        if (EthernetFlyweight.ETHERTYPE_VLAN == ethertype && frameLength >= EthernetFlyweight.VLAN_HEADER_LENGTH)
+        {
+            ethertype = frame.getShort(frameOffset + EthernetFlyweight.VLAN_ETHERTYPE_OFFSET, ByteOrder.BIG_ENDIAN) &
+                0xFFFF;
+            headerLength = EthernetFlyweight.VLAN_HEADER_LENGTH;
+        }
+        return EthernetFlyweight.ETHERTYPE_IPV4 == ethertype &&
+            frameLength >= headerLength + Ipv4Flyweight.MIN_HEADER_LENGTH ? frameOffset + headerLength : NO_IPV4_HEADER;
     }
 
     /**
@@ -650,6 +721,12 @@ public final class UdpSocketImpl implements UdpSocket
     public void packetsCompleted(final int packets)
     {
         queueState.packetsCompleted(packets);
+    }
+
+    /** The datagrams this socket handed to its port's host to hold; on the sending thread. */
+    public long holdsSent()
+    {
+        return holdsSent;
     }
 
     /**

@@ -163,10 +163,7 @@ class QdiscDirectPathTest
         {
             final UdpSocketImpl socket = rig.openSocket(0);
             rig.driver.fault(NicFault.TX_BUSY_EVERY, 0, 1);
-            for (int i = 0; i < 3; i++)
-            {
-                assertTrue(rig.sendMore(socket, i) > 0);
-            }
+            rig.sendMoreRun(socket, 3);
             assertTrue(rig.send(socket, 3) > 0);
             assertEquals(4, rig.counter(CounterType.QDISC_DIRECT));
             assertEquals(2, rig.counter(CounterType.QDISC_PACKETS), "the busy driver took the first half");
@@ -196,10 +193,7 @@ class QdiscDirectPathTest
         try (QdiscEngineSupport rig = idleRig())
         {
             final UdpSocketImpl socket = rig.openSocket(0);
-            for (int i = 0; i < 3; i++)
-            {
-                assertTrue(rig.sendMore(socket, i) > 0);
-            }
+            rig.sendMoreRun(socket, 3);
             assertEquals(3, rig.qdisc.backlog(), "staged");
             assertEquals(3, rig.qdisc.dropLeftovers());
             assertEquals(3, rig.counter(CounterType.QDISC_DROP_SHUTDOWN));

@@ -4,6 +4,7 @@ import io.xmit.actors.Endpoint;
 import io.xmit.actors.OverflowPolicy;
 import io.xmit.actors.PipelineConfig;
 import io.xmit.actors.PortAddress;
+import io.xmit.actors.SendResult;
 import io.xmit.actors.internal.channel.Channel;
 import io.xmit.actors.internal.socket.SendGate;
 import io.xmit.actors.internal.socket.SocketTable;
@@ -245,6 +246,19 @@ final class QdiscEngineSupport implements AutoCloseable
     {
         payload.putLong(0, sequence);
         return socket.sendMore(payload, 0, PAYLOAD_LENGTH);
+    }
+
+    /** Sequences 0 to {@code packets} − 1 by {@code sendMore}, each accepted: a run left open for its last send. */
+    void sendMoreRun(final UdpSocketImpl socket, final int packets)
+    {
+        for (int i = 0; i < packets; i++)
+        {
+            final long result = sendMore(socket, i);
+            if (result <= 0)
+            {
+                throw new AssertionError("sendMore " + i + " of the run: " + SendResult.name(result));
+            }
+        }
     }
 
     /** Takes every frame waiting on port 1's RX queue, recording its sequence number. */

@@ -242,10 +242,7 @@ class QdiscSenderBypassTest
         try (QdiscEngineSupport rig = idleRig(true, 64))
         {
             final UdpSocketImpl socket = rig.openSocket(0);
-            for (int i = 0; i < 9; i++)
-            {
-                assertTrue(rig.sendMore(socket, i) > 0);
-            }
+            rig.sendMoreRun(socket, 9);
             assertEquals(0, rig.counter(CounterType.QDISC_PACKETS), "the run waits in the staging");
             assertEquals(9, rig.qdisc.backlog(), "staged: the head of the qdisc");
             assertEquals(0, rig.wakes.get(), "nobody woken yet");
@@ -267,10 +264,7 @@ class QdiscSenderBypassTest
         try (QdiscEngineSupport rig = idleRig(false, 64))
         {
             final UdpSocketImpl socket = rig.openSocket(0);
-            for (int i = 0; i < 4; i++)
-            {
-                assertTrue(rig.sendMore(socket, i) > 0);
-            }
+            rig.sendMoreRun(socket, 4);
             assertEquals(0, rig.wakes.get(), "nobody woken within the run");
             assertTrue(rig.send(socket, 4) > 0);
             assertEquals(1, rig.wakes.get(), "one wake-up for the run");
@@ -289,10 +283,7 @@ class QdiscSenderBypassTest
         try (QdiscEngineSupport rig = idleRig(true, 64))
         {
             final UdpSocketImpl socket = rig.openSocket(0);
-            for (int i = 0; i < 3; i++)
-            {
-                assertTrue(rig.sendMore(socket, i) > 0);
-            }
+            rig.sendMoreRun(socket, 3);
             assertEquals(SendResult.TOO_LONG, socket.send(new UnsafeBuffer(new byte[4096]), 0, 4096));
             assertEquals(1, rig.counter(CounterType.QDISC_SENDER_RUNS), "the run ended at the refusal");
             assertEquals(3, rig.counter(CounterType.QDISC_PACKETS));

@@ -60,10 +60,7 @@ class SenderReapTest
         try (QdiscEngineSupport rig = reapingRig(LOOP))
         {
             final UdpSocketImpl socket = rig.openSocket(0);
-            for (int i = 0; i < 3; i++)
-            {
-                assertTrue(rig.sendMore(socket, i) > 0);
-            }
+            rig.sendMoreRun(socket, 3);
             assertTrue(rig.send(socket, 3) > 0);
             assertEquals(4, rig.counter(CounterType.QDISC_DIRECT), "the run went direct");
             assertEquals(1, rig.counter(CounterType.QDISC_BULKS), "one tx_burst");
@@ -121,10 +118,7 @@ class SenderReapTest
         {
             final UdpSocketImpl socket = rig.openSocket(0);
             rig.driver.fault(NicFault.TX_STALL, 0, 1);
-            for (int i = 0; i < 7; i++)
-            {
-                assertTrue(rig.sendMore(socket, i) > 0);
-            }
+            rig.sendMoreRun(socket, 7);
             assertTrue(rig.send(socket, 7) > 0);
             assertEquals(8, rig.counter(CounterType.QDISC_DIRECT));
             assertEquals(8, rig.txq.inDriver(), "the stalled device holds the burst");

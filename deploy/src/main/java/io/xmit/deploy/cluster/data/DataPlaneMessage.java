@@ -40,7 +40,8 @@ public sealed interface DataPlaneMessage extends EdgeDataPlane.Command, AppDataP
      * What the socket needs to send as a member of the edge's group: its id and device port there, the edge's TX
      * streams (one per TX queue of the device, at {@code edgeEndpoint}), the group's address and the port's MACs,
      * and the port's queue map (RX queue count, each TX queue's {@code xps_rxqs} as a bit mask of RX queues, the
-     * real TX queue count).
+     * real TX queue count). {@code destinationMac} is the port's static peer MAC; on a port with ARP it is what
+     * IPv6 frames go to and, in IPv4 frames, a placeholder the edge writes the next hop's MAC over.
      */
     record SocketBound(String service, int index, int socketId, int port, String edgeEndpoint, int[] txStreams,
         long sourceMac, long destinationMac, int ipv4, int localPort, int rxQueues, long[] xpsRxqs,

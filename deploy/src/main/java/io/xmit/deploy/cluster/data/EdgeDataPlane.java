@@ -418,13 +418,6 @@ public final class EdgeDataPlane extends AbstractBehavior<EdgeDataPlane.Command>
             return this;
         }
         final PortAddress address = portAddress(options.port());
-        if (address.arp())
-        {
-            bind.replyTo().tell(new DataPlaneMessage.BindRefused(bind.service(), bind.index(), "service '" +
-                bind.service() + "': port " + options.port() + " resolves next hops by ARP, which a remote " +
-                "socket cannot wait for yet; give the port a static next hop (arp = off)"));
-            return this;
-        }
         final String key = EdgeNode.key(bind.node(), bind.incarnation());
         if (declaredLost.contains(key))
         {

@@ -172,7 +172,7 @@ final class TxRelay
         }
         for (final Sender sender : members.values())
         {
-            if (sender.member.sent() + sender.refused > sender.reported)
+            if (sender.member.sent() + sender.member.held() + sender.refused > sender.reported)
             {
                 return true;
             }

@@ -8,6 +8,7 @@ import akka.actor.typed.javadsl.Behaviors;
 import com.typesafe.config.ConfigFactory;
 import io.xmit.actors.Pipeline;
 import io.xmit.actors.PipelineConfig;
+import io.xmit.actors.PortAddress;
 import io.xmit.actors.SocketOptions;
 import io.xmit.deploy.cluster.FreePorts;
 import io.xmit.pipeline.testing.Await;
@@ -49,15 +50,21 @@ final class EdgeByHand implements AutoCloseable
     /** @param name the pipeline's; the system is {@code name-test}, the rings {@code name-edge} and {@code name-app}. */
     EdgeByHand(final String name)
     {
+        this(name, null);
+    }
+
+    /** @param ports the loop ports' addresses, or null for the loop device's defaults (no ARP). */
+    EdgeByHand(final String name, final List<PortAddress> ports)
+    {
         system = ActorSystem.create(Behaviors.empty(), name + "-test", ConfigFactory.parseString("""
             akka.loglevel = WARNING
             akka.actor.provider = cluster
             akka.remote.artery.canonical { hostname = "127.0.0.1", port = 0 }
             akka.coordinated-shutdown.run-by-jvm-shutdown-hook = off
             """).withFallback(ConfigFactory.load()));
-        pipeline = Pipeline.start(system, PipelineConfig.builder().name(name).cpus(1)
-            .device("loop:tx=2,rx=1,ring=256,frame=2048,rate=0").qdiscRingTerm(1 << 20).socketRingTerm(1 << 16)
-            .build());
+        final PipelineConfig.Builder config = PipelineConfig.builder().name(name).cpus(1)
+            .device("loop:tx=2,rx=1,ring=256,frame=2048,rate=0").qdiscRingTerm(1 << 20).socketRingTerm(1 << 16);
+        pipeline = Pipeline.start(system, (null == ports ? config : config.ports(ports)).build());
         edge = system.systemActorOf(EdgeDataPlane.create(pipeline, rings(name + "-edge"), dataEndpoint,
             Map.of("echo", SocketOptions.udp4(7).reusePort(true))), "edge-data", Props.empty());
         appRings = rings(name + "-app");

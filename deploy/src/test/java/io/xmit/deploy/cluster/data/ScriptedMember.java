@@ -37,6 +37,12 @@ final class ScriptedMember implements RemoteMember
     }
 
     @Override
+    public long held()
+    {
+        return 0;
+    }
+
+    @Override
     public int id()
     {
         return id;
