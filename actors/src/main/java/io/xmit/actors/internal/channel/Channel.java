@@ -58,6 +58,13 @@ public final class Channel
      * read by the actor's.
      */
     private volatile boolean deferred;
+    /**
+     * The RX queue's actor wants the token: set before it tries, cleared once it holds it. A busy poller that cannot
+     * cover a MISSED mark itself rings only the owners that want it (§9.4, §9.5). Written by the actor's thread.
+     */
+    private volatile boolean rxWants;
+    /** The completions' owner (their actor, or a sender reaping) wants the token, as {@link #rxWants}. */
+    private volatile boolean completionsWanted;
     /** The RX queue's actor holds the token (a failure left it so); its thread only. */
     private boolean rxHolds;
     /** The completion actor holds the token (a failure left it so); its thread only. */
@@ -122,10 +129,12 @@ public final class Channel
      */
     public int pollRx()
     {
+        rxWants = true;
         if (!token.tryAcquire())
         {
             return 0;
         }
+        rxWants = false;
         rxHolds = true;
         final int work = rx.poll(!deferred);
         rxHolds = false;
@@ -136,10 +145,12 @@ public final class Channel
     /** The completion actor's poll (§9.5), as {@link #pollRx} is the RX queue actor's. */
     public int pollCompletions()
     {
+        completionsWanted = true;
         if (!token.tryAcquire())
         {
             return 0;
         }
+        completionsWanted = false;
         completionsHolds = true;
         final int work = completions.poll();
         completionsHolds = false;
@@ -158,10 +169,12 @@ public final class Channel
      */
     public void reapCompletions()
     {
+        completionsWanted = true;
         if (!token.tryAcquire())
         {
             return;
         }
+        completionsWanted = false;
         senderReaps.incrementRelease();
         boolean settled = false;
         try
@@ -278,28 +291,93 @@ public final class Channel
      * the burst would wait with the interrupt off (§9.6 took it off) and the actor idle. With {@code defer} (prefer busy
      * polling, §9.6) the interrupt stays off and nothing more is polled: the poller comes back at once, or calls
      * {@link #endDeferral}.
-     * Whoever marked the token MISSED meanwhile is rung.
+     * If an owner (or a sender reaping) was turned away meanwhile, the poller does not ring it: as the kernel's
+     * {@code busy_poll_stop} clears MISSED and polls once more itself, it takes the channel back quietly, looks at
+     * the RX queue and the completions once more, and rings only the side that still has work (frames past the
+     * budget, packets still in the driver). Ringing both owners at every such release woke the owners of a channel
+     * on another CPU for nothing, transaction after transaction, and they spun there, contending for the token, on
+     * the cores the busy poller needs (docs/benchmarks.md, log, 2026-12-02 09:22). A mark it cannot cover (an owner
+     * took the channel first, or marked it again during that look) rings the owners that want the token.
      */
     public void handBack(final int budget, final boolean defer)
     {
         handBacks.incrementRelease();
         deferred = defer;
         boolean more = false;
+        boolean armed = false;
         if (!defer)
         {
             // A look that only finishes a burst a budget left never reads the shim, so it cannot arm first.
             final boolean burstLeft = rx.inBurst();
-            final int found = rx.poll(budget, RingDoorbell.IDLE == rxDoorbell.state());
+            armed = RingDoorbell.IDLE == rxDoorbell.state();
+            final int found = rx.poll(budget, armed);
             if (found > 0)
             {
                 packets.getAndAddRelease(found);
             }
             more = burstLeft || found == budget || rx.inBurst();
         }
-        release();
+        if (token.release())
+        {
+            more = lookOnceMoreForTheTurnedAway(budget, !defer && !armed) || more;
+        }
         if (more)
         {
             rxDoorbell.ring();
+        }
+    }
+
+    /**
+     * §9.4: an owner was turned away while the busy poller held the channel; the poller's own last look covers what
+     * it came for. Rings the completions' owner if packets are still in the driver, and whoever marked the token
+     * again or took it first (their work is not covered).
+     *
+     * @param mayArm the hand-back does not defer and has not armed the interrupt yet.
+     * @return true if RX frames are still waiting, for the caller to ring the RX queue's actor.
+     */
+    private boolean lookOnceMoreForTheTurnedAway(final int budget, final boolean mayArm)
+    {
+        if (!token.tryAcquireQuietly())
+        {
+            ringTheWanting();
+            return false;
+        }
+        final boolean burstLeft = rx.inBurst();
+        // An actor turned away goes idle without arming (it arms only under the token): the look arms for it, unless
+        // the interrupt is off for a deferral or the hand-back's first look armed it already.
+        final int found = rx.poll(budget, mayArm && RingDoorbell.IDLE == rxDoorbell.state());
+        if (found > 0)
+        {
+            packets.getAndAddRelease(found);
+        }
+        final boolean unsettled = null != completions && completionsUnsettledAfterPoll();
+        if (token.release())
+        {
+            ringTheWanting();
+        }
+        if (unsettled)
+        {
+            completionsDoorbell.ring();
+        }
+        return burstLeft || found == budget || rx.inBurst();
+    }
+
+    private boolean completionsUnsettledAfterPoll()
+    {
+        completions.poll();
+        return !completions.settled();
+    }
+
+    /** Rings the owners that want the token (each sets its mark before it tries). */
+    private void ringTheWanting()
+    {
+        if (rxWants)
+        {
+            rxDoorbell.ring();
+        }
+        if (null != completionsDoorbell && completionsWanted)
+        {
+            completionsDoorbell.ring();
         }
     }
 

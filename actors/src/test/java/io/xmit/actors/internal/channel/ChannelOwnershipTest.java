@@ -81,7 +81,7 @@ class ChannelOwnershipTest
     }
 
     @Test
-    void anOwnersPollWhileASocketBusyPollsIsTurnedAwayAndRungAtTheHandBack()
+    void anOwnersPollWhileASocketBusyPollsIsTurnedAwayAndCoveredByThePollersLastLook()
     {
         final Fixture f = new Fixture();
         f.frames.send(f.sender, 0, BUSY_PORT, OTHER_PORT, BUSY_PORT);
@@ -95,12 +95,39 @@ class ChannelOwnershipTest
 
         f.channel.handBack(8, false);
         assertEquals(RunToken.FREE, f.channel.token().state());
-        assertEquals(1, f.wakes.get(), "the turned-away actor is rung (§9.5)");
+        assertEquals(0, f.wakes.get(), "the poller's last look left the turned-away actor nothing: not rung (§9.4)");
         assertEquals(List.of(true), f.driver.arms, "the hand-back armed the interrupt before its last look (§9.4)");
         assertEquals(List.of(0L, 2L), toList(LoopFrames.drain(f.busySubscription)));
         assertEquals(List.of(1L), toList(LoopFrames.drain(f.otherSubscription)), "the other socket's datagram");
         assertEquals(3, f.rxCounter(CounterType.BUSY_POLL_PACKETS));
         assertEquals(1, f.rxCounter(CounterType.BUSY_POLL_HANDBACKS));
+    }
+
+    /**
+     * An owner that marks the token again during the poller's last look for the turned-away (§9.4) wanted it after that
+     * look began: it is rung (§9.5), and what it came for, a frame that landed meanwhile, is not stranded.
+     */
+    @Test
+    void anOwnerTurnedAwayAgainDuringThePollersLastLookIsRung()
+    {
+        final Fixture f = new Fixture();
+        assertTrue(f.channel.tryBusyPoll(true), "the socket takes the idle channel");
+        assertEquals(0, f.channel.pollRx(), "the actor is turned away");
+        f.driver.duringRx = () ->
+        {
+            f.frames.send(f.sender, 0, BUSY_PORT);
+            assertEquals(0, f.channel.pollRx(), "turned away again, during the last look");
+        };
+
+        f.channel.handBack(8, true);
+        assertEquals(RunToken.FREE, f.channel.token().state());
+        assertEquals(1, f.wakes.get(), "marked during the last look: rung");
+        Await.until("the frame to be delivered, by the last look or the rung actor", () ->
+        {
+            f.channel.pollRx();
+            return 1 == f.delivered();
+        }, f.channel::toString);
+        assertEquals(List.of(0L), toList(LoopFrames.drain(f.busySubscription)));
     }
 
     @Test
